@@ -1,0 +1,70 @@
+# Two commands set everything up from nothing: `make book` and `make test` (see README.md).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+STAMP := $(VENV)/.installed
+MATHJAX := _extra/mathjax/es5/tex-mml-chtml.js
+NB ?= notebooks/*.ipynb
+JB_FLAGS := -W -n --keep-going
+
+.PHONY: help venv book test test-lib test-notebooks check-book execute serve lint format bench lock clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(STAMP): requirements/lock.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade "pip==25.3"
+	$(PY) -m pip install --quiet -r requirements/lock.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+venv: $(STAMP)  ## create .venv with the pinned dependencies and the library (editable)
+
+$(MATHJAX): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	rm -rf _extra/mathjax && mkdir -p _extra/mathjax
+	cp -r node_modules/mathjax/es5 _extra/mathjax/es5
+	touch $(MATHJAX)
+
+book: $(STAMP) $(MATHJAX)  ## build the HTML book into _build/html from the stored outputs
+	$(BIN)/jupyter-book build . $(JB_FLAGS)
+
+check-book: book  ## build the book, then check it renders offline and links every chapter to Colab
+	$(BIN)/pytest -q -p no:cacheprovider tests/book_checks
+
+test-lib: $(STAMP)  ## library unit and property tests
+	$(BIN)/pytest -q -n 2 --dist loadfile tests --ignore=tests/book_checks
+
+test-notebooks: $(STAMP)  ## re-execute every notebook with nbval against its stored outputs
+	$(BIN)/pytest -q -n 2 --dist loadfile --nbval --nbval-current-env notebooks
+
+test: test-lib test-notebooks check-book  ## everything CI runs: library tests, nbval, book build and checks
+
+execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for one), refreshing outputs
+	$(PY) scripts/execute_notebooks.py $(NB)
+
+serve: book  ## serve the built book on http://localhost:8000
+	$(PY) -m http.server --directory _build/html 8000
+
+lint: $(STAMP)  ## ruff check and format check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)  ## ruff format and autofix
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(STAMP)  ## benchmarks (not part of make test)
+	$(PY) -m benchmarks
+
+lock:  ## re-resolve requirements/dev.in into requirements/lock.txt
+	rm -rf .lockvenv && $(PYTHON) -m venv .lockvenv
+	.lockvenv/bin/pip install --quiet "pip==25.3" && .lockvenv/bin/pip install --quiet -r requirements/dev.in
+	{ sed -n '1,3p' requirements/lock.txt; .lockvenv/bin/pip freeze | sed 's/+cpu$$//'; } > requirements/lock.new
+	mv requirements/lock.new requirements/lock.txt && rm -rf .lockvenv
+
+clean:  ## remove the build, the venv and the assets
+	rm -rf _build _extra node_modules $(VENV)
