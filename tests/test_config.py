@@ -1,0 +1,114 @@
+"""The project's configuration files agree with each other."""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CONDA_TO_PYPI = {"pytorch": "torch"}
+
+
+def requirement(spec: str) -> tuple[str, str]:
+    """('name', 'specifier') of a requirement string such as 'numpy>=1.24'."""
+    match = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(.*?)\s*", spec)
+    assert match, spec
+    return match.group(1).lower(), match.group(2).replace(" ", "")
+
+
+def test_environment_yml_matches_pyproject():
+    project = PYPROJECT["project"]
+    extras = project["optional-dependencies"]
+    wanted = {requirement(s) for s in project["dependencies"]}
+    for extra in ("sym", "torch", "plot"):
+        wanted |= {requirement(s) for s in extras[extra]}
+    conda = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
+    listed = {requirement(s) for s in conda if isinstance(s, str)}
+    listed = {(CONDA_TO_PYPI.get(name, name), spec) for name, spec in listed}
+    assert ("python", project["requires-python"]) in listed
+    listed -= {("python", project["requires-python"]), ("pip", "")}
+    assert listed == wanted
+
+
+def test_book_extra_covers_every_runtime_extra():
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert extras["book"] == ["posenc-lib[sym,torch,plot]"]
+
+
+def test_lock_pins_every_top_level_requirement_and_cpu_torch():
+    lock = {
+        requirement(line)[0].replace("_", "-"): requirement(line)[1]
+        for line in (ROOT / "requirements/lock.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    }
+    assert all(spec.startswith("==") for spec in lock.values())
+    assert lock["torch"] == "==2.13.0"
+    for line in (ROOT / "requirements/dev.in").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name = requirement(line)[0].replace("_", "-")
+            assert name in lock, f"{name} from dev.in is not pinned in lock.txt"
+
+
+def test_pytest_collects_only_tests_and_notebooks():
+    assert PYPROJECT["tool"]["pytest"]["ini_options"]["testpaths"] == ["tests", "notebooks"]
+
+
+def _first_code_cell(path: Path) -> dict:
+    cells = json.loads(path.read_text())["cells"]
+    return next(cell for cell in cells if cell["cell_type"] == "code")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_install_cell_uses_the_configured_repository(path):
+    cell = _first_code_cell(path)
+    source = "".join(cell["source"])
+    assert "remove-cell" in cell["metadata"].get("tags", []), "install cell must be hidden"
+    urls = re.findall(r"https://github\.com/[\w.\-/]+", source)
+    assert urls == [CONFIG["repository"]["url"]]
+    assert 'find_spec("posenc_lib") is None' in source
+    assert "git+{REPO}" in source
+
+
+def _toc_files(node) -> list[str]:
+    files = []
+    if isinstance(node, dict):
+        if "file" in node:
+            files.append(node["file"])
+        if "root" in node:
+            files.append(node["root"])
+        for value in node.values():
+            files += _toc_files(value)
+    elif isinstance(node, list):
+        for item in node:
+            files += _toc_files(item)
+    return files
+
+
+def test_toc_lists_every_notebook_and_only_existing_files():
+    toc = _toc_files(yaml.safe_load((ROOT / "_toc.yml").read_text()))
+    for entry in toc:
+        assert any((ROOT / f"{entry}{suffix}").exists() for suffix in (".md", ".ipynb")), entry
+    listed = {entry for entry in toc if entry.startswith("notebooks/")}
+    assert listed == {f"notebooks/{p.stem}" for p in NOTEBOOKS}
+
+
+def test_ci_runs_the_readme_command():
+    assert "make test" in (ROOT / ".ci/run").read_text()
+    assert "make test" in (ROOT / "README.md").read_text()
+
+
+def test_mathjax_is_served_from_the_book():
+    sphinx = CONFIG["sphinx"]["config"]
+    assert "://" not in sphinx["mathjax_path"]
+    assert sphinx["html_extra_path"] == ["_extra"]
