@@ -1,0 +1,192 @@
+r"""Naive position signals: the codes chapter 1 measures and rejects.
+
+Every function returns a table with one row per position, like :func:`posenc_lib.sinusoidal`, so
+the codes can be compared row for row. Positions follow the library's convention: an int ``L``
+means the positions ``0, 1, ..., L-1``; otherwise a 1-D array of positions. These codes index
+tokens, so positions must be whole numbers :math:`m \ge 0`.
+
+=======================  ======================================  ==============================
+function                 row for position :math:`m`              what chapter 1 measures
+=======================  ======================================  ==============================
+``integer_positions``    :math:`(m, m, \dots, m)`                grows without bound
+``scaled_positions``     :math:`m/(L-1)` in a sequence of ``L``  depends on the length ``L``
+``binary_code``          the bits of :math:`m`, least first      neighbour distances jump
+=======================  ======================================  ==============================
+
+:func:`neighbour_distances` measures :math:`\lVert p_{m+k} - p_m \rVert` for any of these tables
+(or a sinusoidal one).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import DEFAULT_MAX_BYTES, check_positions, check_table_size
+
+__all__ = ["binary_code", "integer_positions", "neighbour_distances", "scaled_positions"]
+
+#: Largest float64 below which every integer is represented exactly.
+_EXACT_FLOAT_INTEGERS = 2.0**53
+
+
+def _check_count(value: object, name: str, minimum: int) -> int:
+    """``value`` as an int if it is an integer >= ``minimum`` (bool refused), else raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r}"
+        )
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_token_positions(positions: object) -> np.ndarray:
+    """Positions as an int64 array of whole numbers >= 0 (an int ``L`` means ``0 … L-1``)."""
+    as_float = check_positions(positions)  # type, shape and finiteness checks, shared wording
+    if np.any(as_float < 0):
+        raise ValueError(f"positions must be >= 0, got {as_float.min():g}")
+    if np.any(as_float != np.floor(as_float)):
+        raise ValueError("positions must be whole numbers (token indices), found a fractional one")
+    raw = np.asarray(positions)
+    if raw.ndim == 1 and np.issubdtype(raw.dtype, np.integer):
+        return raw.astype(np.int64)  # exact, even beyond 2**53
+    if np.any(as_float >= _EXACT_FLOAT_INTEGERS):
+        raise ValueError("positions >= 2**53 must be given as an integer array, not as floats")
+    return as_float.astype(np.int64)
+
+
+def integer_positions(
+    positions: ArrayLike | int, dim: int = 1, *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> np.ndarray:
+    r"""The raw integer position as a code: every coordinate of :math:`p_m` equals :math:`m`.
+
+    .. math:: p_m = m\,\mathbf{1}_{d} \in \mathbb{R}^{d}, \qquad \lVert p_m \rVert = m\sqrt{d}
+
+    ``dim=1`` is the single extra "position" feature of the naive scheme; ``dim=d`` is the same
+    number broadcast to every coordinate so that it can be *added* to a ``d``-dimensional token
+    embedding. Either way the code is unbounded: its norm grows linearly with :math:`m`.
+
+    Parameters
+    ----------
+    positions
+        An int ``L`` (positions ``0 … L-1``) or a 1-D array of whole numbers :math:`m \ge 0`.
+    dim
+        Number of columns :math:`d \ge 1` (any integer; no evenness needed).
+    max_bytes
+        Refuse to build a table larger than this (default 2 GiB).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(len(positions), dim)``.
+    """
+    dim = _check_count(dim, "dim", 1)
+    pos = _check_token_positions(positions)
+    check_table_size(pos.size, dim, 8, max_bytes)
+    return np.repeat(pos.astype(np.float64)[:, None], dim, axis=1)
+
+
+def scaled_positions(
+    length: int, dim: int = 1, *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> np.ndarray:
+    r"""Positions scaled to :math:`[0, 1]` by the sequence length: :math:`p_m = m/(L-1)`.
+
+    .. math:: p_m = \frac{m}{L-1}\,\mathbf{1}_{d}, \qquad m = 0, 1, \dots, L-1
+
+    The first token gets 0 and the last gets 1 whatever ``L`` is, so neighbours are
+    :math:`1/(L-1)` apart and the code of a fixed position :math:`m` depends on ``L``. A sequence
+    of one token (``L = 1``, where :math:`m/(L-1)` is :math:`0/0`) is given the code 0.
+
+    Parameters
+    ----------
+    length
+        The sequence length :math:`L \ge 1`; the table has one row per position ``0 … L-1``.
+    dim
+        Number of columns :math:`d \ge 1`, each equal to the scaled position.
+    max_bytes
+        Refuse to build a table larger than this (default 2 GiB).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(length, dim)``, values in :math:`[0, 1]`.
+    """
+    length = _check_count(length, "length", 1)
+    dim = _check_count(dim, "dim", 1)
+    check_table_size(length, dim, 8, max_bytes)
+    scaled = np.arange(length, dtype=np.float64) / max(length - 1, 1)
+    return np.repeat(scaled[:, None], dim, axis=1)
+
+
+def binary_code(
+    positions: ArrayLike | int, n_bits: int, *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> np.ndarray:
+    r"""The binary digits of each position, least significant bit first.
+
+    .. math:: p_{m,j} = \left\lfloor m / 2^{j} \right\rfloor \bmod 2, \qquad j = 0, \dots, n-1
+
+    Column ``j`` flips every :math:`2^j` positions (period :math:`2^{j+1}`), so column 0 is the
+    fastest-changing one, like the sinusoidal pair :math:`i = 0`. For example position 5
+    (binary ``101``) with 4 bits is ``[1, 0, 1, 0]``. With ``n_bits`` bits the code is unique
+    for :math:`0 \le m < 2^{n}` and is not defined beyond (it would wrap around).
+
+    Parameters
+    ----------
+    positions
+        An int ``L`` (positions ``0 … L-1``) or a 1-D array of whole numbers
+        :math:`0 \le m < 2^{n}`.
+    n_bits
+        The number of bits :math:`n \ge 1`.
+    max_bytes
+        Refuse to build a table larger than this (default 2 GiB).
+
+    Returns
+    -------
+    numpy.ndarray of float64 zeros and ones, shape ``(len(positions), n_bits)``.
+    """
+    n_bits = _check_count(n_bits, "n_bits", 1)
+    pos = _check_token_positions(positions)
+    check_table_size(pos.size, n_bits, 8, max_bytes)
+    if n_bits < 63 and pos.size and pos.max() >= (1 << n_bits):
+        raise ValueError(
+            f"positions must be < 2**n_bits = {1 << n_bits} to have a unique {n_bits}-bit code, "
+            f"got {pos.max()}; pass more bits"
+        )
+    bit = np.arange(n_bits)
+    # An int64 m >= 0 has no bit at index 63 or above: those columns stay zero.
+    shifts = np.minimum(bit, 62).astype(np.int64)
+    bits = (pos[:, None] >> shifts[None, :]) & 1
+    bits[:, bit >= 63] = 0
+    return bits.astype(np.float64)
+
+
+def neighbour_distances(table: ArrayLike, k: int = 1) -> np.ndarray:
+    r"""Euclidean distances :math:`\lVert p_{m+k} - p_m \rVert` between rows ``k`` apart.
+
+    For a code with one row per position :math:`0, 1, \dots` this is the distance between the
+    codes of positions :math:`k` apart; for a 0/1 code its square is the Hamming distance.
+
+    Parameters
+    ----------
+    table
+        A 2-D array of finite reals, one row per position.
+    k
+        The offset :math:`k \ge 1` between the compared rows.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(len(table) - k,)`` (empty when ``k >= len(table)``).
+    """
+    array = np.asarray(table)
+    if array.dtype == bool or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(f"table must hold real numbers, got dtype {array.dtype}")
+    if array.ndim != 2:
+        raise ValueError(f"table must be 2-D (positions x coordinates), got shape {array.shape}")
+    array = array.astype(np.float64)
+    if not np.all(np.isfinite(array)):
+        raise ValueError("table must be finite: found NaN or infinity")
+    k = _check_count(k, "k", 1)
+    return np.linalg.norm(array[k:] - array[:-k], axis=1) if k < len(array) else np.empty(0)

@@ -1,0 +1,212 @@
+"""Tests of posenc_lib.naive: known values worked out by hand, identities, and every input error."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from posenc_lib import sinusoidal
+from posenc_lib.naive import binary_code, integer_positions, neighbour_distances, scaled_positions
+
+# --- integer_positions -----------------------------------------------------------------------
+
+
+def test_integer_positions_known_values():
+    np.testing.assert_array_equal(integer_positions(3), [[0.0], [1.0], [2.0]])
+    np.testing.assert_array_equal(integer_positions([7, 2], dim=3), [[7, 7, 7], [2, 2, 2]])
+    assert integer_positions(4, dim=5).dtype == np.float64
+    assert integer_positions(0, dim=2).shape == (0, 2)
+
+
+def test_integer_positions_norm_is_m_sqrt_d():
+    # ||(m, ..., m)|| = m sqrt(d): for d = 64, sqrt(d) = 8.
+    norms = np.linalg.norm(integer_positions([10, 100, 1000], dim=64), axis=1)
+    np.testing.assert_allclose(norms, [80.0, 800.0, 8000.0], rtol=1e-15)
+
+
+def test_integer_positions_accepts_integral_floats_and_big_ints():
+    np.testing.assert_array_equal(integer_positions(np.array([3.0, 0.0])), [[3.0], [0.0]])
+    big = 2**60
+    assert integer_positions(np.array([big], dtype=np.int64))[0, 0] == float(big)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"positions": 3, "dim": 0}, ValueError, "dim"),
+        ({"positions": 3, "dim": 2.0}, TypeError, "dim"),
+        ({"positions": 3, "dim": True}, TypeError, "dim"),
+        ({"positions": -1}, ValueError, "positions"),
+        ({"positions": [1, -2]}, ValueError, "positions must be >= 0"),
+        ({"positions": [0.5, 1.0]}, ValueError, "whole numbers"),
+        ({"positions": [0.0, np.nan]}, ValueError, "finite"),
+        ({"positions": [[0, 1]]}, ValueError, "1-D"),
+        ({"positions": ["a"]}, TypeError, "positions"),
+        ({"positions": 2.5}, TypeError, "positions"),
+        ({"positions": np.array([2.0**60])}, ValueError, "integer array"),
+        ({"positions": 10, "dim": 10, "max_bytes": 100}, ValueError, "max_bytes"),
+    ],
+)
+def test_integer_positions_errors(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        integer_positions(**kwargs)
+
+
+# --- scaled_positions ------------------------------------------------------------------------
+
+
+def test_scaled_positions_known_values():
+    # Four tokens: 0, 1/3, 2/3, 1 (the 0.69 of one source text is a slip for 0.67).
+    np.testing.assert_allclose(scaled_positions(4)[:, 0], [0.0, 1 / 3, 2 / 3, 1.0], rtol=1e-15)
+    np.testing.assert_allclose(scaled_positions(3, dim=2), [[0, 0], [0.5, 0.5], [1, 1]])
+    np.testing.assert_array_equal(scaled_positions(1), [[0.0]])
+
+
+@given(st.integers(min_value=2, max_value=5000))
+def test_scaled_positions_span_and_step(length):
+    code = scaled_positions(length)[:, 0]
+    assert code[0] == 0.0
+    assert code[-1] == 1.0
+    np.testing.assert_allclose(np.diff(code), 1.0 / (length - 1), rtol=1e-12)
+
+
+@given(st.integers(min_value=6, max_value=2000), st.integers(min_value=6, max_value=2000))
+def test_scaled_code_of_position_5_depends_on_length(a, b):
+    same = scaled_positions(a)[5, 0] == scaled_positions(b)[5, 0]
+    assert same == (a == b)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"length": 0}, ValueError, "length"),
+        ({"length": 3.0}, TypeError, "length"),
+        ({"length": np.array([3])}, TypeError, "length"),
+        ({"length": 3, "dim": 0}, ValueError, "dim"),
+        ({"length": 3, "dim": "2"}, TypeError, "dim"),
+        ({"length": 10, "dim": 10, "max_bytes": 100}, ValueError, "max_bytes"),
+    ],
+)
+def test_scaled_positions_errors(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        scaled_positions(**kwargs)
+
+
+# --- binary_code -----------------------------------------------------------------------------
+
+
+def test_binary_code_known_values_least_significant_bit_first():
+    # 5 = 1*1 + 0*2 + 1*4 + 0*8; 8 = 0001 (LSB first); 6 = 0110.
+    np.testing.assert_array_equal(binary_code([5], 4), [[1, 0, 1, 0]])
+    np.testing.assert_array_equal(binary_code([8, 6], 4), [[0, 0, 0, 1], [0, 1, 1, 0]])
+    np.testing.assert_array_equal(
+        binary_code(4, 2), [[0, 0], [1, 0], [0, 1], [1, 1]]
+    )  # int L: positions 0..L-1
+
+
+def test_binary_code_7_to_8_flips_four_bits_8_to_9_one():
+    code = binary_code(10, 4)
+    assert np.sum(code[7] != code[8]) == 4
+    assert np.sum(code[8] != code[9]) == 1
+
+
+def test_binary_code_wide_and_high_bits():
+    m = 2**62 + 5
+    row = binary_code(np.array([m], dtype=np.int64), 64)[0]
+    assert row[0] == 1 and row[2] == 1 and row[62] == 1
+    assert row.sum() == 3 and row[63] == 0
+    assert binary_code([1], 100)[0].sum() == 1
+
+
+@given(st.integers(min_value=0, max_value=2**40), st.integers(min_value=41, max_value=70))
+def test_binary_code_reconstructs_the_number(m, n_bits):
+    bits = binary_code(np.array([m], dtype=np.int64), n_bits)[0]
+    assert sum(int(b) << j for j, b in enumerate(bits)) == m
+
+
+@given(st.integers(min_value=0, max_value=2**30 - 2))
+def test_binary_neighbour_hamming_is_one_plus_trailing_ones(m):
+    # Adding 1 clears the trailing ones of m and sets the next bit: 1 + (trailing ones) flips.
+    trailing_ones = (m ^ (m + 1)).bit_length() - 1
+    bits = binary_code(np.array([m, m + 1], dtype=np.int64), 31)
+    assert np.sum(bits[0] != bits[1]) == 1 + trailing_ones
+    assert math.isclose(neighbour_distances(bits)[0] ** 2, 1 + trailing_ones)
+
+
+def test_binary_neighbour_distance_histogram():
+    # Over m = 0 .. 2^n - 2, the step m -> m+1 flips k bits exactly 2^(n-k) times, k = 1..n.
+    n = 8
+    hamming = np.rint(neighbour_distances(binary_code(2**n, n)) ** 2).astype(int)
+    counts = np.bincount(hamming, minlength=n + 1)
+    assert counts[0] == 0
+    np.testing.assert_array_equal(counts[1:], [2 ** (n - k) for k in range(1, n + 1)])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"positions": 3, "n_bits": 0}, ValueError, "n_bits"),
+        ({"positions": 3, "n_bits": 2.0}, TypeError, "n_bits"),
+        ({"positions": [16], "n_bits": 4}, ValueError, "2\\*\\*n_bits"),
+        ({"positions": 17, "n_bits": 4}, ValueError, "2\\*\\*n_bits"),
+        ({"positions": [-1], "n_bits": 4}, ValueError, ">= 0"),
+        ({"positions": [1.5], "n_bits": 4}, ValueError, "whole numbers"),
+        ({"positions": [np.inf], "n_bits": 4}, ValueError, "finite"),
+        ({"positions": [True, False], "n_bits": 4}, TypeError, "positions"),
+        ({"positions": 100, "n_bits": 10, "max_bytes": 100}, ValueError, "max_bytes"),
+    ],
+)
+def test_binary_code_errors(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        binary_code(**kwargs)
+
+
+# --- neighbour_distances ---------------------------------------------------------------------
+
+
+def test_neighbour_distances_known_values():
+    table = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 4.0], [0.0, 0.0]])
+    np.testing.assert_allclose(neighbour_distances(table), [5.0, 0.0, 5.0])
+    np.testing.assert_allclose(neighbour_distances(table, k=3), [0.0])
+    assert neighbour_distances(table, k=4).shape == (0,)
+    np.testing.assert_allclose(neighbour_distances(integer_positions(5, dim=4)), 2.0)
+
+
+@given(st.integers(min_value=1, max_value=50), st.sampled_from([2, 8, 64]))
+def test_sinusoidal_neighbour_distance_closed_form(k, dim):
+    # ||p_{m+k} - p_m||^2 = sum_i (2 - 2 cos k theta_i) = 4 sum_i sin^2(k theta_i / 2), for every m.
+    theta = 10000.0 ** (-np.arange(dim // 2) * 2.0 / dim)
+    expected = 2.0 * math.sqrt(float(np.sum(np.sin(k * theta / 2.0) ** 2)))
+    distances = neighbour_distances(sinusoidal(300, dim), k=k)
+    np.testing.assert_allclose(distances, expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("table", "k", "error", "match"),
+    [
+        (np.zeros(3), 1, ValueError, "2-D"),
+        (np.zeros((3, 2)), 0, ValueError, "k"),
+        (np.zeros((3, 2)), 1.0, TypeError, "k"),
+        (np.array([[1.0, np.nan]]), 1, ValueError, "finite"),
+        (np.array([["a", "b"]]), 1, TypeError, "table"),
+        (np.ones((2, 2), dtype=bool), 1, TypeError, "table"),
+    ],
+)
+def test_neighbour_distances_errors(table, k, error, match):
+    with pytest.raises(error, match=match):
+        neighbour_distances(table, k=k)
+
+
+def test_naive_needs_only_numpy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import posenc_lib.naive; "
+        "assert 'torch' not in sys.modules and 'sympy' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
