@@ -118,25 +118,40 @@ def min_separation(
 
     Returns
     -------
-    (distance, delta)
-        The smallest distance and the smallest offset :math:`\Delta` at which it occurs.
+    distance : float
+        The smallest distance between the encodings of two distinct positions.
+    delta : int
+        The smallest offset :math:`\Delta \ge 1` at which it occurs.
     """
     _check_length(length)
     check_dim(dim)
-    offsets = np.arange(1, int(length), dtype=np.float64)
-    distances = offset_distance(offsets, dim, base, spacing)
-    best = int(np.argmin(distances))
-    return float(distances[best]), best + 1
+    theta = frequencies(dim, base, spacing)
+    # scan the offsets 1 .. L-1 in blocks, so that memory stays bounded for any L
+    step = max(1, _CHUNK_ELEMENTS // theta.size)
+    best, best_delta = np.inf, 0
+    for start in range(1, int(length), step):
+        offsets = np.arange(start, min(start + step, int(length)), dtype=np.float64)
+        distances = offset_distance(offsets, dim, base, spacing)
+        index = int(np.argmin(distances))
+        if distances[index] < best:  # strict: the smallest offset wins ties
+            best, best_delta = float(distances[index]), start + index
+    return best, best_delta
 
 
 def _integer_root_floor(value: int, power: int) -> int:
-    """The largest integer ``n`` with ``n ** power <= value`` (exact integer arithmetic)."""
-    n = round(value ** (1.0 / power))
-    while n**power > value:
-        n -= 1
-    while (n + 1) ** power <= value:
-        n += 1
-    return n
+    """The largest integer ``n >= 0`` with ``n ** power <= value``, for ``value >= 0``.
+
+    Newton's iteration in exact integer arithmetic, started above the root, so it is exact for
+    integers of any size (no float conversion).
+    """
+    if value < 2:
+        return value
+    root = 1 << -(-value.bit_length() // power)  # 2**ceil(bits/power) > value**(1/power)
+    while True:
+        lower = ((power - 1) * root + value // root ** (power - 1)) // power
+        if lower >= root:
+            return root
+        root = lower
 
 
 def separation_bound(length: int, dim: int) -> float:

@@ -13,8 +13,9 @@ function                 row for position :math:`m`              what chapter 1 
 ``binary_code``          the bits of :math:`m`, least first      neighbour distances jump
 =======================  ======================================  ==============================
 
-:func:`neighbour_distances` measures :math:`\lVert p_{m+k} - p_m \rVert` for any of these tables
-(or a sinusoidal one).
+Two measurements apply to any of these tables (or a sinusoidal one): :func:`neighbour_distances`,
+the distances :math:`\lVert p_{m+k} - p_m \rVert`, and :func:`affine_shift_residual`, how far
+the best affine map :math:`p_m \mapsto p_{m+k}` is from exact.
 """
 
 from __future__ import annotations
@@ -24,9 +25,15 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import DEFAULT_MAX_BYTES, check_positions, check_table_size
+from ._validation import DEFAULT_MAX_BYTES, check_positions, check_real_array, check_table_size
 
-__all__ = ["binary_code", "integer_positions", "neighbour_distances", "scaled_positions"]
+__all__ = [
+    "affine_shift_residual",
+    "binary_code",
+    "integer_positions",
+    "neighbour_distances",
+    "scaled_positions",
+]
 
 #: Largest float64 below which every integer is represented exactly.
 _EXACT_FLOAT_INTEGERS = 2.0**53
@@ -161,6 +168,14 @@ def binary_code(
     return bits.astype(np.float64)
 
 
+def _check_table(table: ArrayLike) -> np.ndarray:
+    """``table`` as a 2-D float64 array of finite reals (one row per position), else raise."""
+    array = check_real_array(table, "table")  # dtype and finiteness, shared wording
+    if array.ndim != 2:
+        raise ValueError(f"table must be 2-D (positions x coordinates), got shape {array.shape}")
+    return array
+
+
 def neighbour_distances(table: ArrayLike, k: int = 1) -> np.ndarray:
     r"""Euclidean distances :math:`\lVert p_{m+k} - p_m \rVert` between rows ``k`` apart.
 
@@ -178,15 +193,44 @@ def neighbour_distances(table: ArrayLike, k: int = 1) -> np.ndarray:
     -------
     numpy.ndarray of float64, shape ``(len(table) - k,)`` (empty when ``k >= len(table)``).
     """
-    array = np.asarray(table)
-    if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
-        raise TypeError(f"table must hold real numbers, got dtype {array.dtype}")
-    if array.ndim != 2:
-        raise ValueError(f"table must be 2-D (positions x coordinates), got shape {array.shape}")
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError("table must be finite: found NaN or infinity")
+    array = _check_table(table)
     k = _check_count(k, "k", 1)
     return np.linalg.norm(array[k:] - array[:-k], axis=1) if k < len(array) else np.empty(0)
+
+
+def affine_shift_residual(table: ArrayLike, k: int = 1) -> float:
+    r"""RMS residual of the best affine map :math:`p_m \mapsto p_{m+k}` over the rows of ``table``.
+
+    The map :math:`p_{m+k} \approx A\,p_m + c` (one matrix :math:`A` and one vector :math:`c` for
+    every :math:`m`) is fitted by least squares over the :math:`L - k` pairs of rows ``k`` apart,
+    and the root-mean-square of its residual over all entries is returned:
+
+    .. math:: r = \min_{A,\,c} \Bigl(\frac{1}{(L-k)\,n}
+              \sum_{m=0}^{L-k-1} \lVert A p_m + c - p_{m+k} \rVert^2\Bigr)^{1/2}
+
+    for a table of :math:`L` rows and :math:`n` columns. It is zero (to rounding) exactly when
+    an affine map carries every row to the row ``k`` later, as for the integer and scaled codes
+    (:math:`p_{m+k} = p_m + \text{const}`) and the sinusoidal code (:math:`A = M_k`, a
+    rotation); for the binary code the carries make it positive.
+
+    Parameters
+    ----------
+    table
+        A 2-D array of finite reals, one row per position, with more than ``k`` rows.
+    k
+        The offset :math:`k \ge 1`.
+
+    Returns
+    -------
+    float
+        The residual :math:`r \ge 0`, in the units of the table's entries.
+    """
+    array = _check_table(table)
+    k = _check_count(k, "k", 1)
+    if len(array) <= k:
+        raise ValueError(
+            f"table must have more than k = {k} rows to pair rows k apart, got {len(array)}"
+        )
+    design = np.hstack([array[:-k], np.ones((len(array) - k, 1))])
+    coef, *_ = np.linalg.lstsq(design, array[k:], rcond=None)
+    return float(np.sqrt(np.mean(np.square(design @ coef - array[k:]))))

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_lib as pe
+from posenc_lib import geometry
 from posenc_lib.geometry import (
     _integer_root_floor,
     min_separation,
@@ -150,6 +151,16 @@ def test_min_separation_matches_brute_force():
         assert delta >= 1
 
 
+@pytest.mark.parametrize(("dim", "length"), [(2, 5000), (8, 3000)])
+def test_min_separation_scans_in_blocks(monkeypatch, dim, length):
+    # With tiny blocks the minimum lies many blocks in (710 for d = 2): same answer as one block.
+    expected = min_separation(length, dim)
+    monkeypatch.setattr(geometry, "_CHUNK_ELEMENTS", 64)
+    assert min_separation(length, dim) == expected
+    if dim == 2:
+        assert expected[1] == 710
+
+
 def test_min_separation_two_positions_is_neighbour_distance():
     dist, delta = min_separation(2, 64)
     assert delta == 1
@@ -158,7 +169,20 @@ def test_min_separation_two_positions_is_neighbour_distance():
 
 @pytest.mark.parametrize(
     ("value", "power", "expected"),
-    [(1, 5, 1), (15, 2, 3), (16, 2, 4), (17, 2, 4), (10**18, 3, 10**6), (10**18 - 1, 3, 10**6 - 1)],
+    [
+        (0, 3, 0),
+        (1, 5, 1),
+        (15, 2, 3),
+        (16, 2, 4),
+        (17, 2, 4),
+        (10**18, 3, 10**6),
+        (10**18 - 1, 3, 10**6 - 1),
+        (7, 1, 7),
+        (10**400, 2, 10**200),  # beyond float range: exact integer arithmetic
+        (10**400 - 1, 2, 10**200 - 1),
+        (2**64, 64, 2),
+        (2**64 - 1, 64, 1),
+    ],
 )
 def test_integer_root_floor(value, power, expected):
     assert _integer_root_floor(value, power) == expected
@@ -211,13 +235,36 @@ def test_functions_reject_bad_dim(dim):
         separation_bound(10, dim)
 
 
-def test_functions_reject_bad_base_and_spacing():
-    with pytest.raises(ValueError, match="base"):
-        offset_distance(1.0, 8, base=1.0)
-    with pytest.raises(ValueError, match="spacing"):
-        offset_distance(1.0, 8, spacing="linear")
-    with pytest.raises(ValueError, match="spacing"):
-        min_separation(10, 8, spacing="i/d")
+@pytest.mark.parametrize("dim", [4.0, "8", True, None])
+def test_functions_reject_non_integer_dim(dim):
+    for call in (
+        lambda: min_separation(10, dim),
+        lambda: offset_distance(1.0, dim),
+        lambda: pairwise_distances(4, dim),
+        lambda: separation_bound(10, dim),
+    ):
+        with pytest.raises(TypeError, match="dim"):
+            call()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"base": 1.0}, ValueError, "base"),
+        ({"base": np.inf}, ValueError, "base"),
+        ({"base": "10000"}, TypeError, "base"),
+        ({"spacing": "linear"}, ValueError, "spacing"),
+        ({"spacing": "i/d"}, ValueError, "spacing"),
+    ],
+)
+def test_functions_reject_bad_base_and_spacing(kwargs, error, match):
+    for call in (
+        lambda: offset_distance(1.0, 8, **kwargs),
+        lambda: pairwise_distances(4, 8, **kwargs),
+        lambda: min_separation(10, 8, **kwargs),
+    ):
+        with pytest.raises(error, match=match):
+            call()
 
 
 @pytest.mark.parametrize("delta", [np.nan, np.inf, [1.0, -np.inf]])

@@ -10,7 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from posenc_lib import sinusoidal
-from posenc_lib.naive import binary_code, integer_positions, neighbour_distances, scaled_positions
+from posenc_lib.naive import (
+    affine_shift_residual,
+    binary_code,
+    integer_positions,
+    neighbour_distances,
+    scaled_positions,
+)
 
 # --- integer_positions -----------------------------------------------------------------------
 
@@ -199,6 +205,72 @@ def test_sinusoidal_neighbour_distance_closed_form(k, dim):
 def test_neighbour_distances_errors(table, k, error, match):
     with pytest.raises(error, match=match):
         neighbour_distances(table, k=k)
+
+
+# --- affine_shift_residual -------------------------------------------------------------------
+
+
+def test_affine_shift_residual_by_hand():
+    # One column 0, 0, 1: the pairs (0 -> 0) and (0 -> 1) share the input 0, so the best fit
+    # sends 0 to 0.5 and both residuals are 0.5 in size: RMS 0.5.
+    assert affine_shift_residual([[0.0], [0.0], [1.0]]) == pytest.approx(0.5, abs=1e-12)
+    # 0, 1, 0, 1, 0 is followed exactly by x -> 1 - x.
+    assert affine_shift_residual([[0.0], [1.0], [0.0], [1.0], [0.0]]) < 1e-12
+    # 0, 0, 1, 1, 2, 2: no affine map for k = 1, the exact map x -> x + 1 for k = 2.
+    doubled = np.repeat(np.arange(3.0), 2)[:, None]
+    assert affine_shift_residual(doubled, k=1) > 0.1
+    assert affine_shift_residual(doubled, k=2) < 1e-12
+
+
+def test_affine_shift_residual_of_the_codes():
+    assert affine_shift_residual(integer_positions(50, dim=3)) < 1e-9
+    assert affine_shift_residual(scaled_positions(50, dim=3), k=4) < 1e-9
+    assert affine_shift_residual(sinusoidal(300, 16), k=7) < 1e-9
+    assert affine_shift_residual(binary_code(64, 6)) > 0.1
+
+
+def test_affine_shift_residual_recovers_an_exact_affine_recurrence():
+    rng = np.random.default_rng(0)
+    rotation, _ = np.linalg.qr(rng.standard_normal((5, 5)))  # orthogonal: the rows stay bounded
+    offset = rng.standard_normal(5)
+    rows = [rng.standard_normal(5)]
+    for _ in range(40):
+        rows.append(rotation @ rows[-1] + offset)
+    table = np.array(rows)
+    assert affine_shift_residual(table) < 1e-9
+    noisy = table + 0.01 * rng.standard_normal(table.shape)
+    assert affine_shift_residual(noisy) > 1e-4
+
+
+@given(
+    st.lists(
+        st.floats(-100, 100, allow_nan=False, allow_infinity=False), min_size=4, max_size=40
+    ).filter(lambda xs: np.ptp(xs[:-1]) > 0.1)
+)
+def test_affine_shift_residual_one_column_matches_polyfit(values):
+    # One column: the fit is the regression line of x_{m+1} on x_m, which numpy.polyfit finds
+    # by a different route.
+    x = np.asarray(values)
+    slope, intercept = np.polyfit(x[:-1], x[1:], 1)
+    expected = math.sqrt(np.mean((slope * x[:-1] + intercept - x[1:]) ** 2))
+    assert affine_shift_residual(x[:, None]) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("table", "k", "error", "match"),
+    [
+        (np.zeros(3), 1, ValueError, "2-D"),
+        (np.zeros((3, 2)), 0, ValueError, "k"),
+        (np.zeros((3, 2)), 2.0, TypeError, "k"),
+        (np.zeros((3, 2)), 3, ValueError, "more than k"),
+        (np.array([[1.0, np.inf], [0.0, 0.0]]), 1, ValueError, "finite"),
+        (np.array([["a"], ["b"]]), 1, TypeError, "table"),
+        (np.ones((3, 2), dtype=bool), 1, TypeError, "table"),
+    ],
+)
+def test_affine_shift_residual_errors(table, k, error, match):
+    with pytest.raises(error, match=match):
+        affine_shift_residual(table, k=k)
 
 
 def test_naive_needs_only_numpy():
