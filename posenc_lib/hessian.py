@@ -297,17 +297,18 @@ def taylor_terms(
     )
 
 
-def _check_scales(scales: ArrayLike) -> np.ndarray:
-    array = np.asarray(scales)
+def _check_scales(values: ArrayLike, name: str = "scales") -> np.ndarray:
+    """A non-empty 1-D float64 array of finite reals, else raise naming ``name``."""
+    array = np.asarray(values)
     if array.dtype == bool or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
-        raise TypeError(f"scales must hold real numbers, got dtype {array.dtype}")
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
     array = np.atleast_1d(array.astype(np.float64))
     if array.ndim != 1 or array.size == 0:
-        raise ValueError(f"scales must be a non-empty 1-D array, got shape {array.shape}")
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
-        raise ValueError("scales must be finite: found NaN or infinity")
+        raise ValueError(f"{name} must be finite: found NaN or infinity")
     return array
 
 
@@ -358,14 +359,16 @@ def loglog_slope(scales: ArrayLike, errors: ArrayLike) -> float:
     An error :math:`C\varepsilon^q` gives slope :math:`q`. Both arrays must be positive, finite,
     1-D and of equal length >= 2.
     """
-    x = _check_scales(scales)
-    y = _check_scales(errors)
+    x = _check_scales(scales, "scales")
+    y = _check_scales(errors, "errors")
     if x.shape != y.shape:
         raise ValueError(f"scales and errors must have the same length, got {x.size} and {y.size}")
     if x.size < 2:
         raise ValueError("loglog_slope needs at least two points")
-    if np.any(x <= 0) or np.any(y <= 0):
-        raise ValueError("scales and errors must be positive to take logarithms")
+    if np.any(x <= 0):
+        raise ValueError("scales must be positive to take logarithms")
+    if np.any(y <= 0):
+        raise ValueError("errors must be positive to take logarithms")
     slope, _intercept = np.polyfit(np.log(x), np.log(y), 1)
     return float(slope)
 
@@ -474,8 +477,14 @@ class PooledScalarModel(nn.Module):
 
     def forward(self, tokens: Tensor) -> Tensor:
         """:math:`F(X)` as a 0-dim tensor, for ``tokens`` of shape ``(L, d)``."""
-        if not isinstance(tokens, Tensor) or tokens.ndim != 2:
-            raise ValueError("tokens must be a 2-D tensor of shape (L, d)")
+        if not isinstance(tokens, Tensor):
+            raise TypeError(
+                f"tokens must be a torch.Tensor of shape (L, d), got {type(tokens).__name__}"
+            )
+        if tokens.ndim != 2:
+            raise ValueError(
+                f"tokens must be a 2-D tensor of shape (L, d), got {tuple(tokens.shape)}"
+            )
         mask = None
         if self.causal:
             length = tokens.shape[0]

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.simplify.fu import TR8
 
+from ._validation import check_choice
 from .encoding import LAYOUTS, layout_permutation
 
 __all__ = [
@@ -115,17 +116,24 @@ def _vector(prefix: str, label: str, dim: int) -> sp.Matrix:
 
 
 def product_to_sum(expr: sp.Expr) -> sp.Expr:
-    r"""Rewrite products of sines and cosines as sums, then simplify.
+    r"""Rewrite products and powers of sines and cosines as sums of sines and cosines.
 
     Uses the product-to-sum identities, for example
 
     .. math:: \cos a\cos b = \tfrac12[\cos(a-b) + \cos(a+b)], \qquad
               \sin a\sin b = \tfrac12[\cos(a-b) - \cos(a+b)],
 
-    (SymPy's ``fu.TR8``) followed by ``sympy.simplify``.
+    (SymPy's ``fu.TR8``), then expands and writes each argument in factored form, e.g.
+    :math:`\cos(\theta(m - n))`. The result is a linear combination of sines and cosines (times
+    factors free of trigonometric functions); it is deliberately not passed through
+    ``sympy.simplify``, which would often fold the sum back into a product.
     """
     expr = _check_expr(expr, "expr")
-    return sp.simplify(TR8(sp.expand(expr)))
+    summed = sp.expand(TR8(sp.expand(expr)))
+    return summed.replace(
+        lambda e: isinstance(e, (sp.sin, sp.cos)),
+        lambda e: e.func(sp.factor_terms(e.args[0])),
+    )
 
 
 def relative_defect(expr: sp.Expr, m: sp.Symbol, n: sp.Symbol) -> sp.Expr:
@@ -133,7 +141,8 @@ def relative_defect(expr: sp.Expr, m: sp.Symbol, n: sp.Symbol) -> sp.Expr:
 
     It is zero exactly when :math:`e` depends on :math:`m, n` only through :math:`m - n` (for
     integer shifts :math:`k`). Products of sines and cosines are first turned into sums
-    (:func:`product_to_sum`), so trigonometric kernels reduce to zero when they are relative.
+    (:func:`product_to_sum`) and the difference is then simplified, so trigonometric kernels
+    reduce to zero when they are relative.
     """
     expr = _check_expr(expr, "expr")
     m = _check_symbol(m, "m")
@@ -142,7 +151,7 @@ def relative_defect(expr: sp.Expr, m: sp.Symbol, n: sp.Symbol) -> sp.Expr:
         raise ValueError("m and n must be two different symbols")
     k = sp.Dummy("k", integer=True)
     shifted = expr.subs({m: m + k, n: n + k}, simultaneous=True)
-    return product_to_sum(shifted - expr)
+    return sp.simplify(product_to_sum(shifted - expr))
 
 
 def is_relative(expr: sp.Expr, m: sp.Symbol, n: sp.Symbol) -> bool:
@@ -654,8 +663,7 @@ def layout_as_complex(layout: str = "interleaved") -> tuple[sp.Expr, sp.Expr]:
 
     Returns ``(pair, polar)`` with symbols ``m`` (integer) and ``theta`` (real).
     """
-    if not isinstance(layout, str) or layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(map(repr, LAYOUTS))}; got {layout!r}")
+    check_choice(layout, "layout", LAYOUTS)
     m = sp.Symbol("m", integer=True, nonnegative=True)
     theta = sp.Symbol("theta", real=True)
     if layout == "interleaved_cos_first":
@@ -701,8 +709,7 @@ def shift_matrix_symbolic(
     if isinstance(thetas, (str, bytes)) or not isinstance(thetas, Sequence) or len(thetas) == 0:
         raise TypeError("thetas must be a non-empty sequence of real SymPy expressions or numbers")
     freqs = [_check_real_expr(th, f"thetas[{i}]") for i, th in enumerate(thetas)]
-    if not isinstance(layout, str) or layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(map(repr, LAYOUTS))}; got {layout!r}")
+    check_choice(layout, "layout", LAYOUTS)
     blocks = [complex_multiplication_matrix(sp.exp(sp.I * k * th)) for th in freqs]
     cos_first = sp.diag(*blocks)
     perm = layout_permutation(2 * len(freqs), "interleaved_cos_first", layout)

@@ -27,14 +27,34 @@ def is_zero(expr: sp.Expr) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
+def trig_factors(term: sp.Expr) -> int:
+    """How many sine or cosine factors (counted with their powers) a product has."""
+    factors = term.args if isinstance(term, sp.Mul) else (term,)
+    count = 0
+    for factor in factors:
+        base, exp = factor.as_base_exp()
+        if isinstance(base, (sp.sin, sp.cos)):
+            count += int(exp) if exp.is_Integer else 2
+    return count
+
+
 def test_product_to_sum_identities():
-    a, b = sp.symbols("a b", real=True)
-    assert is_zero(sym.product_to_sum(sp.cos(a) * sp.cos(b)) - (sp.cos(a - b) + sp.cos(a + b)) / 2)
-    assert is_zero(sym.product_to_sum(sp.sin(a) * sp.sin(b)) - (sp.cos(a - b) - sp.cos(a + b)) / 2)
-    # the result has no products of trigonometric functions left: numerically equal, and linear
-    expr = sym.product_to_sum(sp.sin(a) * sp.cos(b))
-    value = float(expr.subs({a: 0.7, b: -1.3}))
-    assert value == pytest.approx(np.sin(0.7) * np.cos(-1.3), abs=1e-14)
+    a, b, c = sp.symbols("a b c", real=True)
+    cases = [
+        (sp.cos(a) * sp.cos(b), (sp.cos(a - b) + sp.cos(a + b)) / 2),
+        (sp.sin(a) * sp.sin(b), (sp.cos(a - b) - sp.cos(a + b)) / 2),
+        (sp.sin(a) * sp.cos(b), (sp.sin(a + b) + sp.sin(a - b)) / 2),
+        (sp.cos(a) ** 2, (1 + sp.cos(2 * a)) / 2),
+        (sp.sin(a) * sp.sin(b) * sp.cos(c), None),
+    ]
+    for product, expected in cases:
+        result = sym.product_to_sum(product)
+        if expected is not None:
+            assert is_zero(result - expected)
+        # a sum of single sines and cosines: no term keeps a product or power of them
+        assert all(trig_factors(term) <= 1 for term in sp.Add.make_args(result)), result
+        at = {a: 0.7, b: -1.3, c: 2.1}
+        assert float(result.subs(at)) == pytest.approx(float(product.subs(at)), abs=1e-14)
     assert sym.product_to_sum(3) == 3
 
 
@@ -87,10 +107,15 @@ def test_taylor_second_order_terms_are_the_formula(dim):
     assert is_zero(t.second_n - (t.p_n.T * t.hessian_nn * t.p_n)[0, 0] / 2)
     assert is_zero(t.cross - (t.p_m.T * t.hessian_mn * t.p_n)[0, 0])
     assert is_zero(t.expansion - sum(t.terms().values()))
-    # H_ab = d^2 f / dx_{m,a} dx_{n,b}
-    for a in range(dim):
-        for b in range(dim):
-            assert t.hessian_mn[a, b] == sp.diff(t.f, t.x_m[a], t.x_n[b])
+    # the blocks against SymPy's own gradient and Hessian of f in the stacked vector (x_m, x_n)
+    variables = list(t.x_m) + list(t.x_n)
+    full = sp.hessian(t.f, variables)
+    grad = sp.Matrix([t.f]).jacobian(variables).T
+    assert (t.hessian_mn - full[:dim, dim:]).is_zero_matrix
+    assert (t.hessian_mm - full[:dim, :dim]).is_zero_matrix
+    assert (t.hessian_nn - full[dim:, dim:]).is_zero_matrix
+    assert (t.gradient_m - grad[:dim, 0]).is_zero_matrix
+    assert (t.gradient_n - grad[dim:, 0]).is_zero_matrix
 
 
 def test_taylor_second_order_only_cross_term_couples_positions():
@@ -125,7 +150,7 @@ def test_taylor_second_order_matches_series_of_a_concrete_function():
 def test_taylor_second_order_is_exact_for_a_bilinear_score():
     A = sp.Matrix(2, 2, sp.symbols("a_11 a_12 a_21 a_22", real=True))
     t = sym.taylor_second_order(2, lambda x_m, x_n: (x_m.T * A * x_n)[0, 0])
-    assert t.hessian_mn == A
+    assert (t.hessian_mn - A).is_zero_matrix
     assert t.second_m == 0 and t.second_n == 0
     assert is_zero(t.cross - (t.p_m.T * A * t.p_n)[0, 0])
     exact = ((t.x_m + t.p_m).T * A * (t.x_n + t.p_n))[0, 0]
@@ -327,7 +352,7 @@ def test_complex_multiplication_matrix():
     R = sym.complex_multiplication_matrix(sp.exp(sp.I * phi))
     numeric = np.array(R.subs(phi, 0.9).evalf(), dtype=float)
     np.testing.assert_allclose(numeric, pe.rotation(0.9), atol=1e-15)
-    assert sym.complex_multiplication_matrix(2) == sp.Matrix([[2, 0], [0, 2]])
+    assert (sym.complex_multiplication_matrix(2) - 2 * sp.eye(2)).is_zero_matrix
 
 
 def test_complex_multiplication_matrix_rejects_bad_arguments():
