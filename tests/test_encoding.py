@@ -60,7 +60,9 @@ def test_layouts_place_the_same_values():
     np.testing.assert_array_equal(
         pe.sinusoidal(10, 8, layout="interleaved_cos_first")[:, 0::2], cos
     )
-    np.testing.assert_array_equal(pe.sinusoidal(10, 8, layout="concatenated"), np.hstack([sin, cos]))
+    np.testing.assert_array_equal(
+        pe.sinusoidal(10, 8, layout="concatenated"), np.hstack([sin, cos])
+    )
 
 
 @pytest.mark.parametrize("source", pe.LAYOUTS)
