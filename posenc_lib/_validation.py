@@ -19,6 +19,17 @@ def check_dim(dim: object) -> int:
     return int(dim)
 
 
+def check_count(value: object, name: str, minimum: int) -> int:
+    """``value`` as an int if it is an integer >= ``minimum`` (bool refused), else raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r}"
+        )
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
 def check_base(base: object) -> float:
     """Return ``base`` as a float if it is a finite real number > 1, else raise."""
     if isinstance(base, bool) or not isinstance(base, numbers.Real):
@@ -36,7 +47,9 @@ def check_positions(positions: object) -> np.ndarray:
     1-D array-like of finite real numbers (fractional positions are allowed).
     """
     if isinstance(positions, bool):
-        raise TypeError("positions must be an int length L >= 0 or a 1-D array of finite reals, got bool")
+        raise TypeError(
+            "positions must be an int length L >= 0 or a 1-D array of finite reals, got bool"
+        )
     if isinstance(positions, numbers.Integral):
         if positions < 0:
             raise ValueError(f"positions: a length must be an integer >= 0, got {positions}")
@@ -82,7 +95,9 @@ def check_float_dtype(dtype: object) -> np.dtype:
     except TypeError as exc:
         raise TypeError(f"dtype must be a numpy floating dtype, got {dtype!r}") from exc
     if not np.issubdtype(resolved, np.floating):
-        raise TypeError(f"dtype must be a numpy floating dtype such as numpy.float32, got {resolved}")
+        raise TypeError(
+            f"dtype must be a numpy floating dtype such as numpy.float32, got {resolved}"
+        )
     return resolved
 
 
@@ -99,5 +114,6 @@ def check_table_size(n_positions: int, dim: int, itemsize: int, max_bytes: int) 
     if needed > max_bytes:
         raise ValueError(
             f"positions x dim = {n_positions} x {dim} needs {needed / 2**20:.0f} MiB, over the "
-            f"limit max_bytes = {max_bytes / 2**20:.0f} MiB; pass a larger max_bytes or fewer positions"
+            f"limit max_bytes = {max_bytes / 2**20:.0f} MiB; "
+            "pass a larger max_bytes or fewer positions"
         )

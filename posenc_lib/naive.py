@@ -20,12 +20,16 @@ the best affine map :math:`p_m \mapsto p_{m+k}` is from exact.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import DEFAULT_MAX_BYTES, check_positions, check_real_array, check_table_size
+from ._validation import (
+    DEFAULT_MAX_BYTES,
+    check_count,
+    check_positions,
+    check_real_array,
+    check_table_size,
+)
 
 __all__ = [
     "affine_shift_residual",
@@ -37,17 +41,6 @@ __all__ = [
 
 #: Largest float64 below which every integer is represented exactly.
 _EXACT_FLOAT_INTEGERS = 2.0**53
-
-
-def _check_count(value: object, name: str, minimum: int) -> int:
-    """``value`` as an int if it is an integer >= ``minimum`` (bool refused), else raise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r}"
-        )
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return int(value)
 
 
 def _check_token_positions(positions: object) -> np.ndarray:
@@ -89,7 +82,7 @@ def integer_positions(
     -------
     numpy.ndarray of float64, shape ``(len(positions), dim)``.
     """
-    dim = _check_count(dim, "dim", 1)
+    dim = check_count(dim, "dim", 1)
     pos = _check_token_positions(positions)
     check_table_size(pos.size, dim, 8, max_bytes)
     return np.repeat(pos.astype(np.float64)[:, None], dim, axis=1)
@@ -119,8 +112,8 @@ def scaled_positions(
     -------
     numpy.ndarray of float64, shape ``(length, dim)``, values in :math:`[0, 1]`.
     """
-    length = _check_count(length, "length", 1)
-    dim = _check_count(dim, "dim", 1)
+    length = check_count(length, "length", 1)
+    dim = check_count(dim, "dim", 1)
     check_table_size(length, dim, 8, max_bytes)
     scaled = np.arange(length, dtype=np.float64) / max(length - 1, 1)
     return np.repeat(scaled[:, None], dim, axis=1)
@@ -152,7 +145,7 @@ def binary_code(
     -------
     numpy.ndarray of float64 zeros and ones, shape ``(len(positions), n_bits)``.
     """
-    n_bits = _check_count(n_bits, "n_bits", 1)
+    n_bits = check_count(n_bits, "n_bits", 1)
     pos = _check_token_positions(positions)
     check_table_size(pos.size, n_bits, 8, max_bytes)
     if n_bits < 63 and pos.size and pos.max() >= (1 << n_bits):
@@ -194,7 +187,7 @@ def neighbour_distances(table: ArrayLike, k: int = 1) -> np.ndarray:
     numpy.ndarray of float64, shape ``(len(table) - k,)`` (empty when ``k >= len(table)``).
     """
     array = _check_table(table)
-    k = _check_count(k, "k", 1)
+    k = check_count(k, "k", 1)
     return np.linalg.norm(array[k:] - array[:-k], axis=1) if k < len(array) else np.empty(0)
 
 
@@ -226,7 +219,7 @@ def affine_shift_residual(table: ArrayLike, k: int = 1) -> float:
         The residual :math:`r \ge 0`, in the units of the table's entries.
     """
     array = _check_table(table)
-    k = _check_count(k, "k", 1)
+    k = check_count(k, "k", 1)
     if len(array) <= k:
         raise ValueError(
             f"table must have more than k = {k} rows to pair rows k apart, got {len(array)}"

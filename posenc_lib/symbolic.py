@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.simplify.fu import TR8
 
-from ._validation import check_choice
+from ._validation import check_choice, check_count
 from .encoding import LAYOUTS, layout_permutation
 
 __all__ = [
@@ -62,17 +62,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 # argument checks
 # --------------------------------------------------------------------------------------------
-
-
-def _check_count(value: object, name: str, minimum: int) -> int:
-    """``value`` as an int if it is an integer >= ``minimum``, else raise naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r}"
-        )
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return int(value)
 
 
 def _check_expr(value: object, name: str) -> sp.Expr:
@@ -246,7 +235,7 @@ def taylor_second_order(
     -------
     TaylorExpansion
     """
-    dim = _check_count(dim, "dim", 1)
+    dim = check_count(dim, "dim", 1)
     x_m, x_n = _vector("x", "m", dim), _vector("x", "n", dim)
     p_m, p_n = _vector("p", "m", dim), _vector("p", "n", dim)
     if f is None:
@@ -619,7 +608,7 @@ def block_solution(num_blocks: int, *, moduli: bool = True, offsets: bool = True
     offsets
         Give each block its own phase offset symbol :math:`\phi_i` (else :math:`\phi_i = 0`).
     """
-    blocks = _check_count(num_blocks, "num_blocks", 1)
+    blocks = check_count(num_blocks, "num_blocks", 1)
     for flag, name in ((moduli, "moduli"), (offsets, "offsets")):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
