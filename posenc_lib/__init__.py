@@ -16,7 +16,7 @@ from .encoding import (
     sinusoidal,
     wavelengths,
 )
-from .kernel import kernel
+from .kernel import kernel, kernel_integral
 
 __version__ = "0.1.0"
 
@@ -27,6 +27,7 @@ __all__ = [
     "convert_layout",
     "frequencies",
     "kernel",
+    "kernel_integral",
     "layout_permutation",
     "rotation",
     "shift_matrix",

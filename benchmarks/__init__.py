@@ -1,0 +1,5 @@
+"""Benchmarks of posenc_lib: `make bench`, i.e. `python -m benchmarks` (never run by `make test`).
+
+Each ``bench_*.py`` module in this folder has a ``main(argv=None)`` that runs it, prints a summary
+and writes its results under ``benchmarks/results/``.
+"""
