@@ -1,0 +1,528 @@
+r"""Synthetic length-generalization experiments for chapter 7.
+
+Two tasks in which position matters in different ways, over random token sequences
+:math:`x_0, \dots, x_{L-1}` drawn uniformly from ``vocab_size`` symbols:
+
+``"offset"`` (relative)
+    At every position :math:`t \ge k` predict :math:`y_t = x_{t-k}`, the token :math:`k`
+    positions back. The rule is the same at every position: only the offset :math:`m - n`
+    between query and key matters.
+``"index"`` (absolute)
+    At every position :math:`t > k` predict :math:`y_t = x_k`, the token at the fixed absolute
+    position :math:`k`. The key to find is the same for every query, at an offset that grows with
+    :math:`t`.
+
+Positions without a target carry :data:`IGNORE` and are neither trained on nor scored. A model is
+trained on sequences of ``train_length`` tokens with a causal mask and evaluated on fresh
+sequences of 1×, 2× and 4× that length (any multiples can be asked for).
+
+Everything is deterministic: the data come from ``numpy.random.default_rng`` with fixed seeds
+(the evaluation sequences are the same for every model), the weights from ``torch.manual_seed``.
+On a CPU with a fixed thread count and ``torch.use_deterministic_algorithms(True)`` a run is
+bit-for-bit reproducible.
+
+Run a configuration from the command line (``--help`` lists the options)::
+
+    python -m posenc_lib.experiments --steps 2000 --dim 64 --out results.json
+
+It uses a GPU when one is present (``--device auto``) and writes a JSON file with the command,
+the git commit, the hardware, the configuration, every run and a mean/spread summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import numbers
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from ._validation import check_base, check_choice
+from .nn import SCHEMES, TinyTransformer
+
+__all__ = [
+    "EVAL_SEED",
+    "IGNORE",
+    "TASKS",
+    "Config",
+    "evaluate",
+    "expand_grid",
+    "make_batch",
+    "run",
+    "run_grid",
+    "summarize",
+    "train",
+]
+
+#: The two tasks, ``"offset"`` (relative, copy the token k back) and ``"index"`` (absolute, copy
+#: the token at position k).
+TASKS = ("offset", "index")
+
+#: Target value of positions that are not scored (PyTorch's cross-entropy ``ignore_index``).
+IGNORE = -100
+
+#: Seed of the evaluation sequences, shared by every model so that all see the same test set.
+EVAL_SEED = 20240607
+
+
+def _check_int(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r}"
+        )
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+# --------------------------------------------------------------------------------------------
+# data
+# --------------------------------------------------------------------------------------------
+
+
+def make_batch(
+    task: str,
+    batch_size: int,
+    length: int,
+    rng: np.random.Generator,
+    *,
+    vocab_size: int = 16,
+    k: int = 1,
+) -> tuple[Tensor, Tensor]:
+    r"""One batch of a task: tokens and targets, both int64 tensors of shape (batch_size, length).
+
+    ``"offset"``: ``targets[:, t] = tokens[:, t - k]`` for :math:`t \ge k`;
+    ``"index"``: ``targets[:, t] = tokens[:, k]`` for :math:`t > k`; :data:`IGNORE` elsewhere.
+    The tokens are ``rng.integers(0, vocab_size, (batch_size, length))``, so the same generator
+    state gives the same batch on every platform.
+    """
+    check_choice(task, "task", TASKS)
+    batch_size = _check_int(batch_size, "batch_size", 1)
+    length = _check_int(length, "length", 1)
+    vocab_size = _check_int(vocab_size, "vocab_size", 2)
+    k = _check_int(k, "k", 1 if task == "offset" else 0)
+    first = k if task == "offset" else k + 1
+    if length <= first:
+        raise ValueError(f"length must exceed {first} for task {task!r} with k = {k}, got {length}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    tokens = rng.integers(0, vocab_size, size=(batch_size, length), dtype=np.int64)
+    targets = np.full((batch_size, length), IGNORE, dtype=np.int64)
+    if task == "offset":
+        targets[:, k:] = tokens[:, :-k]
+    else:
+        targets[:, k + 1 :] = tokens[:, k : k + 1]
+    return torch.from_numpy(tokens), torch.from_numpy(targets)
+
+
+# --------------------------------------------------------------------------------------------
+# configuration
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Config:
+    """One training run. All fields have defaults sized for a CPU in seconds.
+
+    ``base`` applies to ``"sinusoidal"`` (on ``dim``) and ``"rotary"`` (on ``dim // n_heads``).
+    ``test_multiples`` are the evaluation lengths as multiples of ``train_length``; a learned table
+    gets ``train_length * max(test_multiples)`` rows, of which training reaches the first
+    ``train_length``.
+    """
+
+    task: str = "offset"
+    k: int = 1
+    vocab_size: int = 16
+    scheme: str = "sinusoidal"
+    base: float = 10000.0
+    dim: int = 32
+    n_heads: int = 8
+    n_layers: int = 1
+    train_length: int = 16
+    steps: int = 200
+    batch_size: int = 32
+    lr: float = 1e-2
+    warmup: int = 20
+    test_multiples: tuple[float, ...] = (1, 2, 4)
+    eval_sequences: int = 256
+    seed: int = 0
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        check_choice(self.task, "task", TASKS)
+        check_choice(self.scheme, "scheme", SCHEMES)
+        check_base(self.base)
+        _check_int(self.k, "k", 1 if self.task == "offset" else 0)
+        for name in ("vocab_size", "train_length"):
+            _check_int(getattr(self, name), name, 2)
+        for name in ("dim", "n_heads", "n_layers", "steps", "batch_size", "eval_sequences"):
+            _check_int(getattr(self, name), name, 1)
+        _check_int(self.warmup, "warmup", 0)
+        _check_int(self.seed, "seed", 0)
+        if not (isinstance(self.lr, numbers.Real) and 0 < self.lr < 1):
+            raise ValueError(f"lr must be a real number in (0, 1), got {self.lr!r}")
+        multiples = tuple(self.test_multiples)
+        if not multiples or any(
+            isinstance(m, bool) or not isinstance(m, numbers.Real) or m < 1 for m in multiples
+        ):
+            raise ValueError(
+                f"test_multiples must be a non-empty sequence of reals >= 1, got {multiples!r}"
+            )
+        object.__setattr__(self, "test_multiples", tuple(float(m) for m in multiples))
+        first = self.k if self.task == "offset" else self.k + 1
+        if self.train_length <= first:
+            raise ValueError(
+                f"train_length must exceed {first} for task {self.task!r} with k = {self.k}"
+            )
+        if not isinstance(self.device, str):
+            raise TypeError(f"device must be a string such as 'cpu' or 'cuda', got {self.device!r}")
+
+    @property
+    def test_lengths(self) -> tuple[int, ...]:
+        """Evaluation lengths ``round(train_length * multiple)``."""
+        return tuple(round(self.train_length * m) for m in self.test_multiples)
+
+    @property
+    def label(self) -> str:
+        """Short name of the position scheme, with the base where it has one."""
+        if self.scheme in ("sinusoidal", "rotary"):
+            return f"{self.scheme} b=1e{math.log10(self.base):g}"
+        return self.scheme
+
+
+# --------------------------------------------------------------------------------------------
+# training and evaluation
+# --------------------------------------------------------------------------------------------
+
+
+def build_model(config: Config) -> TinyTransformer:
+    """The causal :class:`~posenc_lib.nn.TinyTransformer` of ``config``, seeded by its seed."""
+    torch.manual_seed(config.seed)
+    model = TinyTransformer(
+        config.vocab_size,
+        config.dim,
+        config.n_heads,
+        config.n_layers,
+        config.scheme,
+        causal=True,
+        max_len=max((*config.test_lengths, config.train_length)),
+        base=config.base,
+    )
+    return model.to(config.device)
+
+
+def _lr_factor(step: int, warmup: int, steps: int) -> float:
+    """Linear warm-up to 1, then cosine decay to 0.1 at the last step."""
+    if step < warmup:
+        return (step + 1) / warmup
+    progress = (step - warmup) / max(steps - warmup, 1)
+    return 0.1 + 0.45 * (1.0 + math.cos(math.pi * min(progress, 1.0)))
+
+
+def train(config: Config) -> tuple[TinyTransformer, list[float]]:
+    """Train a model on ``config.task``; return it (in eval mode) and the loss of every step.
+
+    AdamW (no weight decay), the learning-rate schedule of warm-up then cosine decay, gradient
+    norm clipped at 1. Batch ``s`` of seed ``seed`` is always the same.
+    """
+    model = build_model(config)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.0)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: _lr_factor(s, config.warmup, config.steps)
+    )
+    rng = np.random.default_rng([config.seed, 1])
+    losses = []
+    model.train()
+    for _ in range(config.steps):
+        tokens, targets = make_batch(
+            config.task,
+            config.batch_size,
+            config.train_length,
+            rng,
+            vocab_size=config.vocab_size,
+            k=config.k,
+        )
+        tokens, targets = tokens.to(config.device), targets.to(config.device)
+        logits = model(tokens)
+        loss = torch.nn.functional.cross_entropy(
+            logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE
+        )
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        losses.append(float(loss.detach()))
+    model.eval()
+    return model, losses
+
+
+@torch.no_grad()
+def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, Any]:
+    """Accuracy of ``model`` on ``config.eval_sequences`` fresh sequences of ``length`` tokens.
+
+    Returns ``accuracy`` (over all scored positions) and ``per_position`` (a list, ``None`` where
+    position ``t`` has no target). The sequences depend only on ``EVAL_SEED``, the task and
+    ``length``, never on the model's seed.
+    """
+    length = _check_int(length, "length", 2)
+    rng = np.random.default_rng([EVAL_SEED, TASKS.index(config.task), config.k, length])
+    tokens, targets = make_batch(
+        config.task, config.eval_sequences, length, rng, vocab_size=config.vocab_size, k=config.k
+    )
+    was_training = model.training
+    model.eval()
+    predictions = model(tokens.to(config.device)).argmax(dim=-1).cpu()
+    model.train(was_training)
+    scored = targets != IGNORE
+    correct = (predictions == targets) & scored
+    per_position = correct.sum(0).double() / scored.sum(0).clamp(min=1).double()
+    return {
+        "accuracy": float(correct.sum()) / float(scored.sum()),
+        "per_position": [
+            float(a) if s else None for a, s in zip(per_position, scored.any(0), strict=True)
+        ],
+    }
+
+
+def run(config: Config) -> dict[str, Any]:
+    """Train ``config`` and evaluate it at every test length.
+
+    Returns a JSON-ready dict: the configuration, ``final_loss`` (mean of the last 10 steps),
+    ``accuracy`` ({length: accuracy}) and ``per_position`` (at the longest test length).
+    """
+    if not isinstance(config, Config):
+        raise TypeError(f"config must be a Config, got {type(config).__name__}")
+    started = time.perf_counter()
+    model, losses = train(config)
+    results = {length: evaluate(model, config, length) for length in config.test_lengths}
+    longest = max(config.test_lengths)
+    return {
+        "config": dataclasses.asdict(config),
+        "label": config.label,
+        "final_loss": float(np.mean(losses[-10:])),
+        "accuracy": {str(length): r["accuracy"] for length, r in results.items()},
+        "per_position": results[longest]["per_position"],
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def expand_grid(
+    base_config: Config,
+    *,
+    tasks: Sequence[str] = TASKS,
+    schemes: Sequence[str] = SCHEMES,
+    sinusoidal_bases: Sequence[float] = (1e2, 1e3, 1e4, 1e5),
+    rotary_bases: Sequence[float] = (1e4,),
+    seeds: Sequence[int] = (0, 1, 2),
+    k: dict[str, int] | None = None,
+) -> list[Config]:
+    """Every (task, scheme, base, seed) configuration: sinusoidal over ``sinusoidal_bases``,
+    rotary over ``rotary_bases``, the other schemes once. ``k`` maps a task to its ``k``."""
+    configs = []
+    for task in tasks:
+        check_choice(task, "task", TASKS)
+        task_k = (k or {}).get(task, base_config.k)
+        for scheme in schemes:
+            check_choice(scheme, "scheme", SCHEMES)
+            bases = {"sinusoidal": sinusoidal_bases, "rotary": rotary_bases}.get(
+                scheme, (base_config.base,)
+            )
+            for base in bases:
+                for seed in seeds:
+                    configs.append(
+                        dataclasses.replace(
+                            base_config,
+                            task=task,
+                            k=task_k,
+                            scheme=scheme,
+                            base=float(base),
+                            seed=int(seed),
+                        )
+                    )
+    return configs
+
+
+def run_grid(configs: Iterable[Config], *, progress: bool = False) -> list[dict[str, Any]]:
+    """:func:`run` every configuration, in order."""
+    results = []
+    for config in configs:
+        result = run(config)
+        if progress:
+            accs = " ".join(f"{a:.2f}" for a in result["accuracy"].values())
+            print(f"{config.task:7s} {config.label:18s} seed {config.seed}: {accs}", flush=True)
+        results.append(result)
+    return results
+
+
+def summarize(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Group runs by (task, label) and give the mean, standard deviation, min and max accuracy.
+
+    One row per group, in order of first appearance, with ``seeds`` (how many runs) and, per test
+    length, ``mean``, ``std`` (sample standard deviation, ``ddof=1``; 0 for one run), ``min``,
+    ``max``.
+    """
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for result in results:
+        groups.setdefault((result["config"]["task"], result["label"]), []).append(result)
+    rows = []
+    for (task, label), members in groups.items():
+        row: dict[str, Any] = {"task": task, "label": label, "seeds": len(members), "accuracy": {}}
+        for length in members[0]["accuracy"]:
+            values = np.array([m["accuracy"][length] for m in members])
+            row["accuracy"][length] = {
+                "mean": float(values.mean()),
+                "std": float(values.std(ddof=1)) if values.size > 1 else 0.0,
+                "min": float(values.min()),
+                "max": float(values.max()),
+            }
+        rows.append(row)
+    return rows
+
+
+# --------------------------------------------------------------------------------------------
+# command line
+# --------------------------------------------------------------------------------------------
+
+
+def _commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parent,
+            timeout=10,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+            timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() + ("+uncommitted-changes" if dirty else "")
+
+
+def hardware(device: str) -> dict[str, Any]:
+    """A description of the machine: platform, CPU, thread count, torch version and GPU if used."""
+    info = {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "device": device,
+    }
+    if device.startswith("cuda"):
+        info["gpu"] = torch.cuda.get_device_name(torch.device(device))
+    return info
+
+
+def _parser() -> argparse.ArgumentParser:
+    d = Config()
+    p = argparse.ArgumentParser(
+        prog="python -m posenc_lib.experiments",
+        description="Train small causal transformers with each position scheme on synthetic tasks "
+        "and evaluate them at longer lengths; write a JSON results file.",
+    )
+    p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
+    p.add_argument("--schemes", nargs="+", default=list(SCHEMES), choices=SCHEMES)
+    p.add_argument("--sinusoidal-bases", nargs="+", type=float, default=[1e2, 1e3, 1e4, 1e5])
+    p.add_argument("--rotary-bases", nargs="+", type=float, default=[1e4])
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    p.add_argument("--offset-k", type=int, default=1, help="k of the offset task (copy x[t-k])")
+    p.add_argument("--index-k", type=int, default=2, help="k of the index task (copy x[k])")
+    p.add_argument("--vocab-size", type=int, default=d.vocab_size)
+    p.add_argument("--dim", type=int, default=d.dim)
+    p.add_argument("--heads", type=int, default=d.n_heads)
+    p.add_argument("--layers", type=int, default=d.n_layers)
+    p.add_argument("--train-length", type=int, default=d.train_length)
+    p.add_argument("--steps", type=int, default=d.steps)
+    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--warmup", type=int, default=d.warmup)
+    p.add_argument("--test-multiples", nargs="+", type=float, default=list(d.test_multiples))
+    p.add_argument("--eval-sequences", type=int, default=d.eval_sequences)
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    p.add_argument(
+        "--device", default="auto", help="'auto' (a GPU when present), 'cpu', 'cuda', ..."
+    )
+    p.add_argument("--out", type=Path, default=Path("experiment_results.json"))
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the command line; return the results dict that was written to ``--out``."""
+    args = _parser().parse_args(argv)
+    device = args.device
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if args.threads is not None:
+        torch.set_num_threads(_check_int(args.threads, "threads", 1))
+    if device == "cpu":
+        torch.use_deterministic_algorithms(True)
+    base = Config(
+        vocab_size=args.vocab_size,
+        dim=args.dim,
+        n_heads=args.heads,
+        n_layers=args.layers,
+        train_length=args.train_length,
+        steps=args.steps,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        warmup=args.warmup,
+        test_multiples=tuple(args.test_multiples),
+        eval_sequences=args.eval_sequences,
+        device=device,
+    )
+    configs = expand_grid(
+        base,
+        tasks=args.tasks,
+        schemes=args.schemes,
+        sinusoidal_bases=args.sinusoidal_bases,
+        rotary_bases=args.rotary_bases,
+        seeds=args.seeds,
+        k={"offset": args.offset_k, "index": args.index_k},
+    )
+    command = "python -m posenc_lib.experiments " + " ".join(
+        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
+    )
+    print(f"{command}\n{len(configs)} runs on {device}", flush=True)
+    started = time.perf_counter()
+    runs = run_grid(configs, progress=True)
+    output = {
+        "command": command.strip(),
+        "commit": _commit(),
+        "hardware": hardware(device),
+        "date": time.strftime("%Y-%m-%d"),
+        "elapsed_s": round(time.perf_counter() - started, 1),
+        "runs": runs,
+        "summary": summarize(runs),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(output, indent=1))
+    print(f"wrote {args.out}")
+    return output
+
+
+if __name__ == "__main__":
+    main()
