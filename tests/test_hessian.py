@@ -7,11 +7,11 @@ import math
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_lib import hessian as hz
+torch = pytest.importorskip("torch")
+hz = pytest.importorskip("posenc_lib.hessian")
 
 torch.set_num_threads(1)
 F64 = torch.float64
