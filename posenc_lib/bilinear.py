@@ -1,0 +1,937 @@
+r"""Which bilinear forms :math:`p_m^\top H p_n` depend on :math:`m - n` only, and how to measure it.
+
+The derivation of the sinusoidal encoding assumes :math:`H = I` in the cross term
+:math:`p_m^\top H p_n` of the Taylor expansion. This module answers what survives for other
+:math:`H`, symbolically and numerically (chapter 6).
+
+Notation: ``dim`` :math:`= d`, pair :math:`i` has frequency :math:`\theta_i` and, in the book's
+interleaved layout, coordinates :math:`(2i, 2i+1)` holding
+:math:`u(m\theta_i) = (\sin m\theta_i, \cos m\theta_i)`. The 2×2 block of :math:`H` on pairs
+:math:`(i, j)` is :math:`H_{ij}`, and
+
+.. math::
+    J = \begin{pmatrix} 0 & -1 \\ 1 & 0 \end{pmatrix}
+
+is the generator of rotations (:math:`R(\varphi) = \cos\varphi\, I + \sin\varphi\, J`).
+
+Symbolic (SymPy, imported inside the functions that need it)
+    :func:`block_cross_term` expands :math:`u(\alpha)^\top B\, u(\beta)` into a part in
+    :math:`\alpha - \beta` and a part in :math:`\alpha + \beta`; :func:`diagonal_cross_term` is the
+    diagonal case (the source's "general case"); :func:`block_commutation` proves which blocks
+    survive the shift :math:`m, n \to m+1, n+1` within a pair and across pairs;
+    :func:`rotary_derivation` derives the rotary score :math:`q_m^\top k_n` with its sine term.
+
+Numeric (numpy)
+    :func:`position_bilinear` (the matrix :math:`G_{mn} = p_m^\top H p_n`), :func:`shift_defect`,
+    :func:`relative_projection` (the nearest :math:`H` that makes :math:`G` relative),
+    :func:`random_relative_matrix`, :func:`diagonal_dominance` with its metrics,
+    :func:`expected_rotated_diagonal_share` (a random-basis baseline), :func:`toeplitz_hankel`
+    (least-squares split of any matrix into a function of :math:`m - n`, a function of
+    :math:`m + n` and a residual), :func:`rotary_scores` and :func:`rotary_score_formula`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import check_base, check_choice, check_count, check_dim
+from .encoding import LAYOUTS, frequencies, layout_permutation, sinusoidal
+
+__all__ = [
+    "BlockCommutation",
+    "BlockCrossTerm",
+    "DiagonalCrossTerm",
+    "DiagonalDominance",
+    "RotaryDerivation",
+    "ToeplitzHankel",
+    "block_commutation",
+    "block_cross_term",
+    "block_logit",
+    "diagonal_cross_term",
+    "diagonal_dominance",
+    "expected_rotated_diagonal_share",
+    "hankel_projection",
+    "pair_columns",
+    "position_bilinear",
+    "random_relative_matrix",
+    "relative_projection",
+    "rotary_derivation",
+    "rotary_score_formula",
+    "rotary_scores",
+    "rotated_diagonal_shares",
+    "shift_defect",
+    "toeplitz_hankel",
+    "toeplitz_projection",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# argument checks
+# --------------------------------------------------------------------------------------------
+
+
+def _check_matrix(value: object, name: str, *, square: bool = False) -> np.ndarray:
+    """A finite real 2-D array as float64, else raise naming ``name``."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 2-D array of real numbers: {exc}") from exc
+    if array.dtype == bool or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.ndim != 2 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {array.shape}")
+    if square and array.shape[0] != array.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {array.shape}")
+    array = array.astype(np.float64)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite: found NaN or infinity")
+    return array
+
+
+def _check_pair_matrix(value: object, name: str) -> np.ndarray:
+    """A square matrix of even size (the dimension of an encoding)."""
+    array = _check_matrix(value, name, square=True)
+    if array.shape[0] % 2:
+        raise ValueError(
+            f"{name} must be d x d with d even (one row per encoding coordinate), "
+            f"got shape {array.shape}"
+        )
+    return array
+
+
+def _check_vector(value: object, name: str) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype == bool or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.ndim != 1 or array.size == 0 or array.size % 2:
+        raise ValueError(f"{name} must be a 1-D array of even length, got shape {array.shape}")
+    array = array.astype(np.float64)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite: found NaN or infinity")
+    return array
+
+
+def _check_rng(rng: object) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return rng
+
+
+# --------------------------------------------------------------------------------------------
+# pairs and the relative subspace
+# --------------------------------------------------------------------------------------------
+
+
+def pair_columns(dim: int, layout: str = "interleaved") -> tuple[np.ndarray, np.ndarray]:
+    r"""Columns holding :math:`\sin m\theta_i` and :math:`\cos m\theta_i` of each pair :math:`i`.
+
+    In the interleaved layout these are :math:`(2i, 2i+1)`; in the others they follow from
+    :func:`posenc_lib.layout_permutation`.
+    """
+    dim = check_dim(dim)
+    check_choice(layout, "layout", LAYOUTS)
+    inverse = np.argsort(layout_permutation(dim, "interleaved", layout))
+    pair = np.arange(dim // 2)
+    return inverse[2 * pair], inverse[2 * pair + 1]
+
+
+def relative_projection(h: ArrayLike, layout: str = "interleaved") -> np.ndarray:
+    r"""The nearest (Frobenius) :math:`\bar H` whose form :math:`p_m^\top \bar H p_n` is relative.
+
+    For distinct frequencies in :math:`(0, \pi)` (the sinusoidal schedule) the relative matrices
+    are exactly those whose pair blocks are :math:`H_{ii} = a_i I + b_i J` and
+    :math:`H_{ij} = 0` for :math:`i \ne j` (:func:`block_commutation`). The projection keeps, in
+    each diagonal block :math:`B` (rows and columns in (sin, cos) order),
+
+    .. math:: a = \tfrac12 (B_{00} + B_{11}), \qquad b = \tfrac12 (B_{10} - B_{01}),
+
+    and sets everything else to zero. Then
+    :math:`p_m^\top \bar H p_n = \sum_i a_i\cos(\Delta\theta_i) - b_i\sin(\Delta\theta_i)`,
+    :math:`\Delta = m - n`.
+    """
+    h = _check_pair_matrix(h, "h")
+    sin_col, cos_col = pair_columns(h.shape[0], layout)
+    a = 0.5 * (h[sin_col, sin_col] + h[cos_col, cos_col])
+    b = 0.5 * (h[cos_col, sin_col] - h[sin_col, cos_col])
+    out = np.zeros_like(h)
+    out[sin_col, sin_col] = a
+    out[cos_col, cos_col] = a
+    out[cos_col, sin_col] = b
+    out[sin_col, cos_col] = -b
+    return out
+
+
+def random_relative_matrix(
+    dim: int, rng: np.random.Generator, layout: str = "interleaved"
+) -> np.ndarray:
+    r"""A random :math:`H` with blocks :math:`a_i I + b_i J` (standard normal :math:`a_i, b_i`)."""
+    dim = check_dim(dim)
+    rng = _check_rng(rng)
+    # the projection averages two standard normals: rescale so that a_i, b_i have variance 1
+    return relative_projection(rng.standard_normal((dim, dim)), layout) * np.sqrt(2.0)
+
+
+def position_bilinear(
+    h: ArrayLike,
+    positions: ArrayLike | int,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    *,
+    positions_n: ArrayLike | int | None = None,
+) -> np.ndarray:
+    r"""The matrix :math:`G_{mn} = p_m^\top H p_n` over a grid of positions.
+
+    Parameters
+    ----------
+    h
+        :math:`H`, ``d x d`` with ``d`` even.
+    positions
+        Positions :math:`m` (an int ``L`` means ``0 … L-1``).
+    base, layout
+        Of the sinusoidal encoding :math:`p`.
+    positions_n
+        Positions :math:`n` (default: the same as ``positions``).
+    """
+    h = _check_pair_matrix(h, "h")
+    dim = h.shape[0]
+    p_m = sinusoidal(positions, dim, base, layout)
+    p_n = p_m if positions_n is None else sinusoidal(positions_n, dim, base, layout)
+    return p_m @ h @ p_n.T
+
+
+def shift_defect(
+    h: ArrayLike, length: int, base: float = 10000.0, layout: str = "interleaved"
+) -> float:
+    r"""How far :math:`p_m^\top H p_n` is from depending on :math:`m - n` only, on a grid.
+
+    .. math::
+        \frac{\max_{m,n} |G_{m+1,n+1} - G_{m,n}|}{\max_{m,n} |G_{m,n}|},
+        \qquad 0 \le m, n < L - 1,
+
+    zero (to round-off) exactly when :math:`G` is constant along every diagonal of the grid.
+    """
+    length = check_count(length, "length", 2)
+    g = position_bilinear(h, length, base, layout)
+    scale = np.abs(g).max()
+    if scale == 0:
+        return 0.0
+    return float(np.abs(g[1:, 1:] - g[:-1, :-1]).max() / scale)
+
+
+# --------------------------------------------------------------------------------------------
+# diagonal dominance
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiagonalDominance:
+    r"""How much of a square matrix :math:`H` sits on its diagonal, by four metrics.
+
+    ``diagonal_share``
+        :math:`\sum_j H_{jj}^2 / \|H\|_F^2`; 1 for a diagonal matrix, :math:`1/d` expected for
+        i.i.d. entries.
+    ``block_share``
+        The same for the 2×2 blocks of the encoding's pairs; :math:`2/d` for i.i.d. entries.
+    ``relative_share``
+        :math:`\|\bar H\|_F^2/\|H\|_F^2` with :math:`\bar H` = :func:`relative_projection`: the
+        part of :math:`H` that :math:`p_m^\top H p_n` sees as a function of :math:`m - n`;
+        :math:`1/d` for i.i.d. entries.
+    ``dominant_rows``
+        Fraction of rows with :math:`|H_{jj}| > \sum_{k\ne j}|H_{jk}|` (classical strict diagonal
+        dominance); essentially 0 for i.i.d. entries once :math:`d` is moderate.
+    ``dim``
+        :math:`d`.
+    """
+
+    diagonal_share: float
+    block_share: float
+    relative_share: float
+    dominant_rows: float
+    dim: int
+
+    def iid_baseline(self) -> dict[str, float]:
+        """Expected ``diagonal_share``, ``block_share``, ``relative_share`` for i.i.d. entries."""
+        d = self.dim
+        return {"diagonal_share": 1.0 / d, "block_share": 2.0 / d, "relative_share": 1.0 / d}
+
+
+def diagonal_dominance(h: ArrayLike, layout: str = "interleaved") -> DiagonalDominance:
+    """The metrics of :class:`DiagonalDominance` for a square ``d x d`` matrix (``d`` even)."""
+    h = _check_pair_matrix(h, "h")
+    total = float(np.sum(h**2))
+    if total == 0:
+        raise ValueError("h is the zero matrix: its shares are undefined")
+    sin_col, cos_col = pair_columns(h.shape[0], layout)
+    block = float(
+        np.sum(h[sin_col, sin_col] ** 2)
+        + np.sum(h[cos_col, cos_col] ** 2)
+        + np.sum(h[sin_col, cos_col] ** 2)
+        + np.sum(h[cos_col, sin_col] ** 2)
+    )
+    diag = np.abs(np.diag(h))
+    off = np.abs(h).sum(axis=1) - diag
+    return DiagonalDominance(
+        diagonal_share=float(np.sum(diag**2)) / total,
+        block_share=block / total,
+        relative_share=float(np.sum(relative_projection(h, layout) ** 2)) / total,
+        dominant_rows=float(np.mean(diag > off)),
+        dim=h.shape[0],
+    )
+
+
+def expected_rotated_diagonal_share(c: ArrayLike) -> float:
+    r"""Expected diagonal share of :math:`Q C Q^\top` for a uniformly random rotation :math:`Q`.
+
+    A baseline for "is the diagonal of :math:`C` special in this basis?": it keeps the spectrum
+    and forgets the basis. For a row :math:`q` uniform on the unit sphere of :math:`\mathbb R^d`,
+    :math:`\mathbb E[(q^\top C q)^2] = [(\operatorname{tr} C)^2 + \operatorname{tr}(C^2)
+    + \operatorname{tr}(C C^\top)]/(d(d+2))`, so
+
+    .. math::
+        \mathbb E\Big[\frac{\sum_j (QCQ^\top)_{jj}^2}{\|C\|_F^2}\Big]
+        = \frac{(\operatorname{tr} C)^2 + \operatorname{tr}(C^2) + \|C\|_F^2}{(d+2)\,\|C\|_F^2},
+
+    which for a symmetric :math:`C` is :math:`[(\operatorname{tr} C)^2/\|C\|_F^2 + 2]/(d+2)`:
+    about the effective rank divided by :math:`d`.
+    """
+    c = _check_matrix(c, "c", square=True)
+    d = c.shape[0]
+    frob = float(np.sum(c**2))
+    if frob == 0:
+        raise ValueError("c is the zero matrix: its shares are undefined")
+    return (float(np.trace(c)) ** 2 + float(np.trace(c @ c)) + frob) / ((d + 2) * frob)
+
+
+def _haar_orthogonal(dim: int, rng: np.random.Generator) -> np.ndarray:
+    """A Haar-random orthogonal matrix (QR of a Gaussian matrix with the signs fixed)."""
+    q, r = np.linalg.qr(rng.standard_normal((dim, dim)))
+    return q * np.sign(np.diag(r))
+
+
+def rotated_diagonal_shares(c: ArrayLike, samples: int, rng: np.random.Generator) -> np.ndarray:
+    r"""Diagonal shares of :math:`Q C Q^\top` for ``samples`` Haar-random rotations :math:`Q`.
+
+    The Monte-Carlo counterpart of :func:`expected_rotated_diagonal_share`.
+    """
+    c = _check_matrix(c, "c", square=True)
+    samples = check_count(samples, "samples", 1)
+    rng = _check_rng(rng)
+    frob = float(np.sum(c**2))
+    if frob == 0:
+        raise ValueError("c is the zero matrix: its shares are undefined")
+    out = np.empty(samples)
+    for s in range(samples):
+        q = _haar_orthogonal(c.shape[0], rng)
+        out[s] = float(np.sum(np.diag(q @ c @ q.T) ** 2)) / frob
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Toeplitz + Hankel decomposition
+# --------------------------------------------------------------------------------------------
+
+
+def _diagonal_index(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell: index of m - n (shifted to start at 0) and of m + n."""
+    rows, cols = np.indices(shape)
+    return (rows - cols + shape[1] - 1).ravel(), (rows + cols).ravel()
+
+
+def toeplitz_projection(g: ArrayLike) -> np.ndarray:
+    r"""The least-squares fit of ``g`` by a function of :math:`m - n` (average along diagonals)."""
+    g = _check_matrix(g, "g")
+    idx, _ = _diagonal_index(g.shape)
+    size = sum(g.shape) - 1
+    means = np.bincount(idx, g.ravel(), size) / np.bincount(idx, minlength=size)
+    return means[idx].reshape(g.shape)
+
+
+def hankel_projection(g: ArrayLike) -> np.ndarray:
+    r"""The least-squares fit of ``g`` by a function of :math:`m + n` (anti-diagonal averages)."""
+    g = _check_matrix(g, "g")
+    _, idx = _diagonal_index(g.shape)
+    size = sum(g.shape) - 1
+    means = np.bincount(idx, g.ravel(), size) / np.bincount(idx, minlength=size)
+    return means[idx].reshape(g.shape)
+
+
+@dataclass(frozen=True)
+class ToeplitzHankel:
+    r"""Least-squares split :math:`G_{mn} \approx t(m - n) + h(m + n)` of a matrix on a grid.
+
+    Attributes
+    ----------
+    toeplitz_only, hankel_only
+        The best fit by a function of :math:`m - n` alone (diagonal averages), and by a function
+        of :math:`m + n` alone (anti-diagonal averages).
+    fitted
+        The best fit by :math:`t(m - n) + h(m + n)` jointly (the orthogonal projection onto the sum
+        of the two subspaces); ``residual = G - fitted``.
+    toeplitz, hankel
+        One split of ``fitted`` into its two parts. It is not unique: the constant matrix and the
+        checkerboard :math:`(-1)^{m+n} = (-1)^{m-n}` are both Toeplitz and Hankel. This split is
+        the minimum-norm one of the normal equations.
+    r2_toeplitz, r2_hankel, r2_joint
+        Shares of :math:`\|G\|_F^2` explained: :math:`\|\text{fit}\|_F^2/\|G\|_F^2` for each fit
+        (after subtracting the grand mean when ``centered``).
+    residual_share
+        :math:`\|G - \text{fitted}\|_F^2/\|G\|_F^2 = 1 - ` ``r2_joint``.
+    centered
+        Whether the grand mean was subtracted from :math:`G` first.
+    """
+
+    toeplitz_only: np.ndarray
+    hankel_only: np.ndarray
+    fitted: np.ndarray
+    toeplitz: np.ndarray
+    hankel: np.ndarray
+    residual: np.ndarray
+    r2_toeplitz: float
+    r2_hankel: float
+    r2_joint: float
+    residual_share: float
+    centered: bool
+
+    def shares(self) -> dict[str, float]:
+        """The four shares by name (rounded by the caller for printing)."""
+        return {
+            "toeplitz": self.r2_toeplitz,
+            "hankel": self.r2_hankel,
+            "joint": self.r2_joint,
+            "residual": self.residual_share,
+        }
+
+
+def _solve_singular(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Minimum-norm solution of the consistent, symmetric, singular system of toeplitz_hankel.
+
+    Its null space always contains the constant vector and the alternating vector
+    :math:`(-1)^s` (the matrices that are both Toeplitz and Hankel). Adding their projectors
+    makes the system regular when there is nothing else in the null space (every grid with at
+    least 3 rows and columns, as far as we use it), and the solution is then the pseudo-inverse
+    one; otherwise fall back to an eigendecomposition.
+    """
+    size = system.shape[0]
+    if size < 3:
+        return np.linalg.pinv(system) @ rhs
+    ones = np.full(size, 1.0 / np.sqrt(size))
+    alternating = (-1.0) ** np.arange(size)
+    alternating -= alternating @ ones * ones
+    alternating /= np.linalg.norm(alternating)
+    gauge = np.outer(ones, ones) + np.outer(alternating, alternating)
+    scale = np.abs(system).max()
+    try:
+        h = np.linalg.solve(system + scale * gauge, rhs)
+        if np.linalg.norm(system @ h - rhs) <= 1e-9 * (np.linalg.norm(rhs) + scale):
+            return h - (h @ ones) * ones - (h @ alternating) * alternating
+    except np.linalg.LinAlgError:
+        pass
+    eigenvalues, eigenvectors = np.linalg.eigh(system)
+    keep = eigenvalues > eigenvalues.max() * size * np.finfo(np.float64).eps
+    return eigenvectors[:, keep] @ ((eigenvectors[:, keep].T @ rhs) / eigenvalues[keep])
+
+
+def toeplitz_hankel(g: ArrayLike, *, centered: bool = False) -> ToeplitzHankel:
+    r"""Decompose ``g`` (``M x N``, rows :math:`m = 0 … M-1`, columns :math:`n = 0 … N-1`).
+
+    Least squares over all cells:
+
+    .. math::
+        \min_{t, h} \sum_{m,n} \big(G_{mn} - t_{m-n} - h_{m+n}\big)^2 .
+
+    The normal equations are :math:`c^T_a t_a + \sum_s C_{as} h_s = b^T_a` and
+    :math:`\sum_a C_{as} t_a + c^H_s h_s = b^H_s`, with :math:`c^T, c^H` the cell counts of each
+    diagonal and anti-diagonal, :math:`b^T, b^H` the sums of :math:`G` along them and
+    :math:`C_{as} \in \{0, 1\}` whether diagonal :math:`a` meets anti-diagonal :math:`s` in a cell.
+    Eliminating :math:`t` leaves the :math:`(M+N-1)`-square system
+    :math:`(\operatorname{diag} c^H - C^\top \operatorname{diag}(1/c^T) C)\, h
+    = b^H - C^\top (b^T/c^T)`, solved with its pseudo-inverse (it is singular: see
+    :class:`ToeplitzHankel`); any solution gives the same ``fitted``.
+
+    Parameters
+    ----------
+    g
+        The matrix, e.g. :func:`position_bilinear` or measured attention scores.
+    centered
+        Subtract the grand mean of ``g`` before fitting and before computing the shares (a
+        constant is both Toeplitz and Hankel, so it inflates both ``r2_toeplitz`` and
+        ``r2_hankel``).
+    """
+    g = _check_matrix(g, "g")
+    if not isinstance(centered, bool):
+        raise TypeError(f"centered must be True or False, got {centered!r}")
+    if centered:
+        g = g - g.mean()
+    shape = g.shape
+    size = sum(shape) - 1
+    idx_t, idx_h = _diagonal_index(shape)
+    flat = g.ravel()
+    count_t = np.bincount(idx_t, minlength=size).astype(np.float64)
+    count_h = np.bincount(idx_h, minlength=size).astype(np.float64)
+    sum_t = np.bincount(idx_t, flat, size)
+    sum_h = np.bincount(idx_h, flat, size)
+    cross = np.zeros((size, size))
+    np.add.at(cross, (idx_t, idx_h), 1.0)
+    system = np.diag(count_h) - cross.T @ (cross / count_t[:, None])
+    rhs = sum_h - cross.T @ (sum_t / count_t)
+    h = _solve_singular(system, rhs)
+    t = (sum_t - cross @ h) / count_t
+    toeplitz = t[idx_t].reshape(shape)
+    hankel = h[idx_h].reshape(shape)
+    fitted = toeplitz + hankel
+    residual = g - fitted
+    total = float(np.sum(g**2))
+    if total == 0:
+        raise ValueError("g is zero (after centering): its shares are undefined")
+    t_only = toeplitz_projection(g)
+    h_only = hankel_projection(g)
+    r2_joint = float(np.sum(fitted**2)) / total
+    return ToeplitzHankel(
+        toeplitz_only=t_only,
+        hankel_only=h_only,
+        fitted=fitted,
+        toeplitz=toeplitz,
+        hankel=hankel,
+        residual=residual,
+        r2_toeplitz=float(np.sum(t_only**2)) / total,
+        r2_hankel=float(np.sum(h_only**2)) / total,
+        r2_joint=r2_joint,
+        residual_share=float(np.sum(residual**2)) / total,
+        centered=centered,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# rotary scores (numeric)
+# --------------------------------------------------------------------------------------------
+
+
+def rotary_scores(
+    q: ArrayLike, k: ArrayLike, m: ArrayLike, n: ArrayLike, base: float = 10000.0
+) -> np.ndarray:
+    r"""The rotary score :math:`(\mathcal R_m q)^\top (\mathcal R_n k)` computed by rotating.
+
+    :math:`\mathcal R_m` rotates pair :math:`i` of a vector, :math:`(x_{2i}, x_{2i+1})`, by
+    :math:`R(m\theta_i)`, :math:`\theta_i = b^{-2i/h}` with :math:`h` the length of ``q``
+    (the convention of :class:`posenc_lib.nn.RotaryEmbedding`). ``m`` and ``n`` broadcast
+    against each other; the result has their broadcast shape.
+    """
+    q = _check_vector(q, "q")
+    k = _check_vector(k, "k")
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
+    theta = frequencies(q.size, base)
+    m_arr, n_arr = np.broadcast_arrays(_real(m, "m"), _real(n, "n"))
+
+    def rotate(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        phase = pos[..., None] * theta
+        c, s = np.cos(phase), np.sin(phase)
+        x0, x1 = x[0::2], x[1::2]
+        return np.stack((c * x0 - s * x1, s * x0 + c * x1), axis=-1)
+
+    return np.sum(rotate(q, m_arr) * rotate(k, n_arr), axis=(-2, -1))
+
+
+def rotary_score_formula(
+    q: ArrayLike, k: ArrayLike, delta: ArrayLike, base: float = 10000.0
+) -> np.ndarray:
+    r"""The rotary score from the closed form derived in :func:`rotary_derivation`.
+
+    .. math::
+        q_m^\top k_n = \sum_i \cos(\Delta\theta_i)\,(q_{2i}k_{2i} + q_{2i+1}k_{2i+1})
+        + \sin(\Delta\theta_i)\,(q_{2i}k_{2i+1} - q_{2i+1}k_{2i}), \qquad \Delta = m - n .
+    """
+    q = _check_vector(q, "q")
+    k = _check_vector(k, "k")
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
+    base = check_base(base)
+    theta = frequencies(q.size, base)
+    phase = _real(delta, "delta")[..., None] * theta
+    dot = q[0::2] * k[0::2] + q[1::2] * k[1::2]
+    cross = q[0::2] * k[1::2] - q[1::2] * k[0::2]
+    return np.sum(np.cos(phase) * dot + np.sin(phase) * cross, axis=-1)
+
+
+def _real(value: ArrayLike, name: str) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype == bool or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite: found NaN or infinity")
+    return array
+
+
+# --------------------------------------------------------------------------------------------
+# the attention logit of a posenc_lib.nn transformer block as a function of two inputs
+# --------------------------------------------------------------------------------------------
+
+
+def block_logit(model: Any, head: int, layer: int = 0) -> Any:
+    r"""The pre-softmax attention logit of one head of a :class:`posenc_lib.nn.TinyTransformer`.
+
+    As a function of the block's inputs at the query and key positions (the residual stream
+    before the block's first LayerNorm):
+
+    .. math::
+        s(x_m, x_n) = \frac{\big(W_q \operatorname{LN}(x_m) + b_q\big)_h \cdot
+        \big(W_k \operatorname{LN}(x_n) + b_k\big)_h}{\sqrt{d_h}} .
+
+    Only for schemes whose :meth:`~posenc_lib.nn.PositionScheme.rotate` is the identity (none,
+    learned, sinusoidal); the additive bias of ALiBi and the causal mask are not part of the
+    logit. Returns ``f(x_m, x_n)`` on float64 torch tensors, for
+    :func:`posenc_lib.hessian.cross_hessian`; the weights are copied (later training does not
+    change ``f``).
+    """
+    import torch
+
+    from .nn import TinyTransformer
+
+    if not isinstance(model, TinyTransformer):
+        raise TypeError(
+            f"model must be a posenc_lib.nn.TinyTransformer, got {type(model).__name__}"
+        )
+    if model.scheme.name == "rotary":
+        raise ValueError(
+            "block_logit does not apply to rotary models (q and k are rotated by position)"
+        )
+    layer = check_count(layer, "layer", 0)
+    if layer >= len(model.blocks):
+        raise ValueError(f"layer must be in 0..{len(model.blocks) - 1}, got {layer}")
+    block = model.blocks[layer]
+    attn = block.attn
+    head = check_count(head, "head", 0)
+    if head >= attn.n_heads:
+        raise ValueError(f"head must be in 0..{attn.n_heads - 1}, got {head}")
+    d, width = attn.dim, attn.head_dim
+    rows = slice(head * width, (head + 1) * width)
+    with torch.no_grad():
+        weight = attn.qkv.weight.detach().double().clone()
+        bias = attn.qkv.bias.detach().double().clone()
+        gamma = block.norm1.weight.detach().double().clone()
+        beta = block.norm1.bias.detach().double().clone()
+    w_q, b_q = weight[:d][rows], bias[:d][rows]
+    w_k, b_k = weight[d : 2 * d][rows], bias[d : 2 * d][rows]
+    eps = float(block.norm1.eps)
+    scale = 1.0 / np.sqrt(width)
+
+    def f(x_m: Any, x_n: Any) -> Any:
+        y_m = torch.nn.functional.layer_norm(x_m, (d,), gamma, beta, eps)
+        y_n = torch.nn.functional.layer_norm(x_n, (d,), gamma, beta, eps)
+        return (w_q @ y_m + b_q) @ (w_k @ y_n + b_k) * scale
+
+    return f
+
+
+# --------------------------------------------------------------------------------------------
+# symbolic (SymPy imported inside)
+# --------------------------------------------------------------------------------------------
+
+
+def _trig_coefficients(expr: Any, alpha: Any, beta: Any, angles: list[Any]) -> list[Any]:
+    r"""Solve for :math:`c_k, s_k` with ``expr`` :math:`= \sum_k c_k\cos\phi_k + s_k\sin\phi_k`.
+
+    ``angles`` :math:`\phi_k` are linear combinations of the atoms :math:`\alpha, \beta`. Both
+    sides are expanded into monomials of :math:`\sin\alpha, \cos\alpha, \sin\beta, \cos\beta`
+    and their coefficients matched; the linear system must have a unique solution.
+    Returns ``[c_0, s_0, c_1, s_1, ...]``.
+    """
+    import sympy as sp
+
+    unknowns = sp.symbols(f"c0:{2 * len(angles)}")
+    model = sum(
+        unknowns[2 * j] * sp.cos(phi) + unknowns[2 * j + 1] * sp.sin(phi)
+        for j, phi in enumerate(angles)
+    )
+    sa, ca, sb, cb = sp.symbols("s_a c_a s_b c_b")
+    atoms = {sp.sin(alpha): sa, sp.cos(alpha): ca, sp.sin(beta): sb, sp.cos(beta): cb}
+    difference = sp.expand(sp.expand_trig(expr - model)).subs(atoms)
+    equations = sp.Poly(difference, sa, ca, sb, cb).coeffs()
+    solution = sp.solve(equations, unknowns, dict=True)
+    if len(solution) != 1 or set(solution[0]) != set(unknowns):
+        raise ArithmeticError("the coefficients are not uniquely determined")  # pragma: no cover
+    return [sp.simplify(solution[0][u]) for u in unknowns]
+
+
+@dataclass(frozen=True)
+class BlockCrossTerm:
+    r"""The cross term of one 2×2 block, :math:`u(\alpha)^\top B\, u(\beta)`, split by angle.
+
+    With :math:`u(\varphi) = (\sin\varphi, \cos\varphi)` (interleaved layout),
+    :math:`\alpha = m\theta_i`, :math:`\beta = n\theta_j`:
+
+    .. math::
+        u(\alpha)^\top B u(\beta) = c_-\cos(\alpha-\beta) + s_-\sin(\alpha-\beta)
+        + c_+\cos(\alpha+\beta) + s_+\sin(\alpha+\beta).
+
+    ``block`` is :math:`B` (symbols :math:`h_{00}, h_{01}, h_{10}, h_{11}`), ``expr`` the
+    product, ``difference`` :math:`(c_-, s_-)` and ``sum`` :math:`(c_+, s_+)` the derived
+    coefficients, ``residual`` the simplified ``expr`` minus the recombination (zero),
+    ``relative_condition`` the solution of :math:`c_+ = s_+ = 0` for the entries of :math:`B`.
+    """
+
+    alpha: Any
+    beta: Any
+    block: Any
+    expr: Any
+    difference: tuple[Any, Any]
+    sum: tuple[Any, Any]
+    residual: Any
+    relative_condition: dict[Any, Any]
+
+    @property
+    def difference_part(self) -> Any:
+        import sympy as sp
+
+        c, s = self.difference
+        return c * sp.cos(self.alpha - self.beta) + s * sp.sin(self.alpha - self.beta)
+
+    @property
+    def sum_part(self) -> Any:
+        import sympy as sp
+
+        c, s = self.sum
+        return c * sp.cos(self.alpha + self.beta) + s * sp.sin(self.alpha + self.beta)
+
+
+def block_cross_term(block: Any = None) -> BlockCrossTerm:
+    r"""Expand :math:`u(\alpha)^\top B\,u(\beta)` by product-to-sum, solving for the coefficients.
+
+    Parameters
+    ----------
+    block
+        A 2×2 SymPy matrix; default the general :math:`B = (h_{ab})` with real symbols. Rows and
+        columns are in (sin, cos) order.
+    """
+    import sympy as sp
+
+    if block is None:
+        block = sp.Matrix(2, 2, sp.symbols("h_00 h_01 h_10 h_11", real=True))
+    elif not isinstance(block, sp.MatrixBase) or block.shape != (2, 2):
+        raise TypeError(f"block must be a 2x2 sympy Matrix, got {block!r}")
+    alpha, beta = sp.symbols("alpha beta", real=True)
+    u = lambda phi: sp.Matrix([sp.sin(phi), sp.cos(phi)])  # noqa: E731
+    expr = sp.expand((u(alpha).T * block * u(beta))[0, 0])
+    c_minus, s_minus, c_plus, s_plus = _trig_coefficients(
+        expr, alpha, beta, [alpha - beta, alpha + beta]
+    )
+    recombined = (
+        c_minus * sp.cos(alpha - beta)
+        + s_minus * sp.sin(alpha - beta)
+        + c_plus * sp.cos(alpha + beta)
+        + s_plus * sp.sin(alpha + beta)
+    )
+    residual = sp.simplify(sp.expand_trig(expr - recombined))
+    free = sorted(block.free_symbols, key=str)
+    condition = sp.solve([c_plus, s_plus], free, dict=True) if free else []
+    return BlockCrossTerm(
+        alpha=alpha,
+        beta=beta,
+        block=block,
+        expr=expr,
+        difference=(c_minus, s_minus),
+        sum=(c_plus, s_plus),
+        residual=residual,
+        relative_condition=condition[0] if condition else {},
+    )
+
+
+@dataclass(frozen=True)
+class DiagonalCrossTerm:
+    r"""The cross term of one pair for a diagonal :math:`H`.
+
+    :math:`h_s \sin m\theta\sin n\theta + h_c\cos m\theta\cos n\theta` (interleaved layout).
+
+    ``relative_part`` is :math:`\tfrac12(h_s + h_c)\cos((m-n)\theta)`, ``absolute_part``
+    :math:`\tfrac12(h_c - h_s)\cos((m+n)\theta)` (both derived, see :func:`block_cross_term`),
+    ``residual`` the simplified difference (zero), ``vanishing_condition`` the solution of
+    "absolute part = 0" (:math:`h_c = h_s`).
+    """
+
+    m: Any
+    n: Any
+    theta: Any
+    h_sin: Any
+    h_cos: Any
+    expr: Any
+    relative_part: Any
+    absolute_part: Any
+    residual: Any
+    vanishing_condition: dict[Any, Any]
+
+
+def diagonal_cross_term() -> DiagonalCrossTerm:
+    r"""Product-to-sum for a diagonal :math:`H` on one frequency pair (interleaved layout)."""
+    import sympy as sp
+
+    m, n = sp.symbols("m n", integer=True)
+    theta = sp.Symbol("theta", positive=True)
+    h_sin, h_cos = sp.symbols("h_s h_c", real=True)
+    general = block_cross_term(sp.diag(h_sin, h_cos))
+    at = {general.alpha: m * theta, general.beta: n * theta}
+    relative = general.difference_part.subs(at)
+    absolute = general.sum_part.subs(at)
+    expr = h_sin * sp.sin(m * theta) * sp.sin(n * theta) + h_cos * sp.cos(m * theta) * sp.cos(
+        n * theta
+    )
+    residual = sp.simplify(sp.expand_trig(expr - relative - absolute))
+    condition = sp.solve(sp.simplify(general.sum[0]), h_cos, dict=True)
+    return DiagonalCrossTerm(
+        m=m,
+        n=n,
+        theta=theta,
+        h_sin=h_sin,
+        h_cos=h_cos,
+        expr=expr,
+        relative_part=sp.factor_terms(relative),
+        absolute_part=sp.factor_terms(absolute),
+        residual=residual,
+        vanishing_condition=condition[0],
+    )
+
+
+@dataclass(frozen=True)
+class BlockCommutation:
+    r"""The shift condition :math:`M(\theta_a)^\top B\, M(\theta_b) = B` on one block.
+
+    :math:`p_{m+1} = M_1 p_m` with :math:`M_1` block diagonal; ``shift`` is its 2×2 block
+    :math:`M(\theta)` in (sin, cos) order (derived from the angle-addition formulas). The form
+    :math:`p_m^\top H p_n` is relative exactly when :math:`M_1^\top H M_1 = H` (if the
+    :math:`p_m` span :math:`\mathbb R^d`), i.e. block by block
+    :math:`M(\theta_i)^\top H_{ij} M(\theta_j) = H_{ij}`. This linear map of the four entries of
+    :math:`B` minus the identity is ``operator`` (4×4); ``determinant`` is its factored
+    determinant; ``kernel_equal`` is a basis of its null space when :math:`\theta_a = \theta_b`
+    (with :math:`\sin\theta \ne 0`).
+    """
+
+    theta_a: Any
+    theta_b: Any
+    shift: Any
+    operator: Any
+    determinant: Any
+    kernel_equal: list[Any]
+
+
+def block_commutation() -> BlockCommutation:
+    r"""Derive the shift operator on a 2×2 block and its determinant (SymPy)."""
+    import sympy as sp
+
+    phi = sp.Symbol("phi", real=True)
+    theta_a, theta_b = sp.symbols("theta_a theta_b", real=True)
+    theta = sp.Symbol("theta", real=True)
+    # M(theta): the matrix with u(phi + theta) = M u(phi), read off the angle-addition formulas.
+    shifted = sp.expand_trig(sp.Matrix([sp.sin(phi + theta), sp.cos(phi + theta)]))
+    basis = [sp.sin(phi), sp.cos(phi)]
+    shift = sp.Matrix(2, 2, lambda r, c: sp.expand(shifted[r]).coeff(basis[c]))
+    entries = sp.symbols("b_00 b_01 b_10 b_11", real=True)
+    block = sp.Matrix(2, 2, entries)
+    image = shift.subs(theta, theta_a).T * block * shift.subs(theta, theta_b) - block
+    operator = sp.Matrix(4, 4, lambda r, c: sp.expand(image[r]).coeff(entries[c]))
+    determinant = sp.factor(sp.trigsimp(sp.simplify(operator.det())))
+    at_equal = sp.simplify(operator.subs(theta_b, theta_a))
+    kernel = [sp.Matrix(2, 2, list(sp.simplify(v))) for v in at_equal.nullspace(simplify=True)]
+    return BlockCommutation(
+        theta_a=theta_a,
+        theta_b=theta_b,
+        shift=shift,
+        operator=operator,
+        determinant=determinant,
+        kernel_equal=kernel,
+    )
+
+
+@dataclass(frozen=True)
+class RotaryDerivation:
+    r"""The rotary score on one pair, derived.
+
+    ``score`` is :math:`(R(m\theta)q)^\top(R(n\theta)k)`; ``difference_form`` is
+    :math:`q^\top R((n-m)\theta) k` and ``residual_rotation`` the simplified difference of the
+    two (zero); ``cos_coefficient`` and ``sin_coefficient`` are derived so that
+    ``score`` :math:`= c\cos((m-n)\theta) + s\sin((m-n)\theta)` (``residual`` zero);
+    ``seed_form`` is the form without sine term, :math:`\langle q,k\rangle\cos((m-n)\theta)`,
+    and ``seed_error`` its difference from ``score``; ``complex_score`` is
+    :math:`\operatorname{Re}[\tilde q e^{\mathrm i m\theta}
+    \,\overline{\tilde k e^{\mathrm i n\theta}}]`
+    with :math:`\tilde q = q_0 + \mathrm i q_1` (``complex_residual`` zero), and
+    ``no_conjugate`` the product without the conjugate,
+    :math:`\tilde q e^{\mathrm i m\theta}\tilde k e^{\mathrm i n\theta}`.
+    """
+
+    q: Any
+    k: Any
+    m: Any
+    n: Any
+    theta: Any
+    score: Any
+    difference_form: Any
+    residual_rotation: Any
+    cos_coefficient: Any
+    sin_coefficient: Any
+    residual: Any
+    seed_form: Any
+    seed_error: Any
+    complex_score: Any
+    complex_residual: Any
+    no_conjugate: Any
+
+
+def rotary_derivation() -> RotaryDerivation:
+    r"""Derive :math:`q_m^\top k_n` for rotary embeddings on one pair (SymPy)."""
+    import sympy as sp
+
+    m, n = sp.symbols("m n", integer=True)
+    theta = sp.Symbol("theta", positive=True)
+    q0, q1, k0, k1 = sp.symbols("q_0 q_1 k_0 k_1", real=True)
+    q, k = sp.Matrix([q0, q1]), sp.Matrix([k0, k1])
+
+    def rot(phi: Any) -> Any:
+        return sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])
+
+    alpha, beta = sp.symbols("alpha beta", real=True)  # alpha = m theta, beta = n theta
+    score_ab = sp.expand(((rot(alpha) * q).T * (rot(beta) * k))[0, 0])
+    c, s = _trig_coefficients(score_ab, alpha, beta, [alpha - beta])
+    at = {alpha: m * theta, beta: n * theta}
+    score = score_ab.subs(at)
+    difference_form = sp.expand((q.T * rot((n - m) * theta) * k)[0, 0])
+    residual_rotation = sp.simplify(sp.expand_trig(score - difference_form))
+    delta_angle = (m - n) * theta
+    recombined = c * sp.cos(delta_angle) + s * sp.sin(delta_angle)
+    residual = sp.simplify(sp.expand_trig(score - recombined))
+    seed_form = (q0 * k0 + q1 * k1) * sp.cos(delta_angle)
+    seed_error = sp.simplify(sp.expand_trig(score - seed_form))
+    seed_error = sp.simplify(sp.trigsimp(seed_error))
+    zq, zk = q0 + sp.I * q1, k0 + sp.I * k1
+    complex_score = sp.re(
+        sp.expand(zq * sp.exp(sp.I * m * theta) * sp.conjugate(zk * sp.exp(sp.I * n * theta)))
+    )
+    complex_residual = sp.simplify(sp.expand_trig(sp.expand_complex(complex_score) - score))
+    no_conjugate = sp.expand(zq * sp.exp(sp.I * m * theta) * zk * sp.exp(sp.I * n * theta))
+    return RotaryDerivation(
+        q=q,
+        k=k,
+        m=m,
+        n=n,
+        theta=theta,
+        score=score,
+        difference_form=difference_form,
+        residual_rotation=residual_rotation,
+        cos_coefficient=c,
+        sin_coefficient=s,
+        residual=residual,
+        seed_form=seed_form,
+        seed_error=seed_error,
+        complex_score=complex_score,
+        complex_residual=complex_residual,
+        no_conjugate=no_conjugate,
+    )
