@@ -36,12 +36,12 @@ check-book: book  ## build the book, then check it renders offline and links eve
 	$(BIN)/pytest -q -p no:cacheprovider tests/book_checks
 
 test-lib: $(STAMP)  ## library unit and property tests
-	$(BIN)/pytest -q -n 2 --dist loadfile tests --ignore=tests/book_checks
+	$(BIN)/pytest -q -n 2 --dist loadfile tests --ignore=tests/book_checks --ignore=tests/browser
 
 test-notebooks: $(STAMP)  ## re-execute every notebook with nbval against its stored outputs
 	$(BIN)/pytest -q -n 2 --dist loadfile --nbval --nbval-current-env notebooks
 
-test: test-lib test-notebooks check-book  ## everything CI runs: library tests, nbval, book build and checks
+test: test-lib test-notebooks check-book test-browser  ## everything CI runs: library tests, nbval, book build and checks, browser check
 
 execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for one), refreshing outputs
 	$(PY) scripts/execute_notebooks.py $(NB)
@@ -68,3 +68,28 @@ lock:  ## re-resolve requirements/dev.in into requirements/lock.txt
 
 clean:  ## remove the build, the venv and the assets
 	rm -rf _build _extra node_modules $(VENV)
+
+# ---- Reader-side checks: the book in a real browser, the notebooks in a Colab-like environment,
+# ---- the library against the oldest dependencies it claims.
+CHROMIUM ?= /usr/bin/chromium
+BROWSER_STAMP := $(VENV)/.browser-installed
+
+.PHONY: check-html test-browser check-colab check-oldest
+
+$(BROWSER_STAMP): requirements/browser.txt $(STAMP)
+	$(PY) -m pip install --quiet -r requirements/browser.txt
+	touch $(BROWSER_STAMP)
+
+check-html: book $(BROWSER_STAMP)  ## open every page of _build/html in headless Chromium (screenshots: _build/screenshots)
+	CHROMIUM=$(CHROMIUM) BOOK_HTML_DIR=_build/html SCREENSHOTS_DIR=_build/screenshots \
+		$(BIN)/pytest -q -p no:cacheprovider tests/browser
+
+test-browser:  ## check-html where Chromium is installed; otherwise say clearly that it was skipped
+	@if [ -x "$(CHROMIUM)" ]; then $(MAKE) --no-print-directory check-html; \
+	else echo "SKIPPED browser check: $(CHROMIUM) not installed (apt-get install chromium)"; fi
+
+check-colab: $(STAMP)  ## run every notebook in a fresh venv holding only what Colab preinstalls + the library wheel
+	$(PY) scripts/check_colab.py
+
+check-oldest: $(STAMP)  ## library tests in a fresh venv with the oldest numpy/sympy/mpmath pyproject allows
+	$(PY) scripts/check_oldest.py

@@ -35,9 +35,13 @@ LAYOUTS = ("interleaved", "interleaved_cos_first", "concatenated")
 #: slowest pair reaches exactly :math:`1/b`.
 SPACINGS = ("2i/d", "i/(d/2-1)")
 
+#: Tables with at least this many entries (positions x dim) whose positions are an integer
+#: progression are built by angle addition in :func:`posenc_lib.sinusoidal`; smaller ones directly.
+FAST_MIN_ENTRIES = 1 << 16
+
 
 def frequencies(dim: int, base: float = 10000.0, spacing: str = "2i/d") -> np.ndarray:
-    r"""Angular frequencies :math:`\theta_i = b^{-2i/d}`, :math:`i = 0,\dots,d/2-1` (radians per token).
+    r"""Angular frequencies :math:`\theta_i = b^{-2i/d}`, :math:`i = 0,\dots,d/2-1`, in rad/token.
 
     With ``spacing="i/(d/2-1)"`` the exponent is :math:`i/(d/2-1)` instead (0 for ``dim == 2``).
     Returns a float64 array of length ``dim // 2``, decreasing from :math:`\theta_0 = 1`.
@@ -105,23 +109,43 @@ def sinusoidal(
     Returns
     -------
     numpy.ndarray of shape ``(len(positions), dim)``.
+
+    Notes
+    -----
+    Two methods, one result up to a proved error bound. Positions that are exact integers in
+    arithmetic progression (an int ``L``, ``numpy.arange(a, b, step)``, ...) and tables of at least
+    :data:`~posenc_lib.encoding.FAST_MIN_ENTRIES` entries are built by angle addition,
+    :math:`p_{a+r} = M_r\,p_a` (:func:`posenc_lib.tables.sinusoidal_range`): sines and cosines
+    of float64 angles are evaluated only for block starts and offsets, and every entry is within
+    :func:`posenc_lib.tables.error_bound` of the exact value (about :math:`1.8\times10^{-7}` in
+    float32, :math:`2.5\,\varepsilon\,\max|m|` in float64). Other positions (fractional,
+    unevenly spaced) use the direct method, one float64 sine and cosine per entry
+    (:func:`posenc_lib.tables.sinusoidal_direct`).
     """
     dim = check_dim(dim)
     check_choice(layout, "layout", LAYOUTS)
     out_dtype = check_float_dtype(dtype)
+    from .tables import _fill_progression, _refuse_huge_length, integer_progression
+
+    _refuse_huge_length(positions, dim, max(out_dtype.itemsize, 8), max_bytes)
     pos = check_positions(positions)
     check_table_size(pos.size, dim, max(out_dtype.itemsize, 8), max_bytes)
     theta = frequencies(dim, base, spacing)
-    phase = np.multiply.outer(pos, theta)
     table = np.empty((pos.size, dim), dtype=out_dtype)
     sin_slot, cos_slot = _slots(dim, layout)
+
+    progression = integer_progression(pos) if pos.size * dim >= FAST_MIN_ENTRIES else None
+    if progression is not None:
+        _fill_progression(table, progression[0], progression[1], theta, sin_slot, cos_slot)
+        return table
+    phase = np.multiply.outer(pos, theta)
     table[:, sin_slot] = np.sin(phase)
     table[:, cos_slot] = np.cos(phase)
     return table
 
 
 def layout_permutation(dim: int, source: str, target: str) -> np.ndarray:
-    """Index array ``perm`` with ``table_target == table_source[..., perm]`` (an exact permutation)."""
+    """Index array ``perm`` with ``table_target == table_source[..., perm]`` (a permutation)."""
     dim = check_dim(dim)
     check_choice(source, "source", LAYOUTS)
     check_choice(target, "target", LAYOUTS)
@@ -134,7 +158,7 @@ def layout_permutation(dim: int, source: str, target: str) -> np.ndarray:
 
 
 def convert_layout(table: ArrayLike, source: str, target: str) -> np.ndarray:
-    """Reorder the last axis of ``table`` from layout ``source`` to layout ``target`` (no arithmetic)."""
+    """Reorder the last axis of ``table`` from layout ``source`` to ``target`` (no arithmetic)."""
     array = np.asarray(table)
     if array.ndim < 1:
         raise ValueError("table must have at least one axis (the encoding dimension last)")
@@ -142,7 +166,8 @@ def convert_layout(table: ArrayLike, source: str, target: str) -> np.ndarray:
 
 
 def rotation(phi: ArrayLike) -> np.ndarray:
-    r"""The rotation :math:`R(\varphi) = \begin{pmatrix}\cos\varphi & -\sin\varphi\\ \sin\varphi & \cos\varphi\end{pmatrix}`.
+    r"""The rotation :math:`R(\varphi)`, the matrix with rows :math:`(\cos\varphi, -\sin\varphi)`
+    and :math:`(\sin\varphi, \cos\varphi)`.
 
     Vectorized: an array of angles of shape ``S`` gives matrices of shape ``S + (2, 2)``.
     """
@@ -158,8 +183,9 @@ def shift_matrix(
 
     It is block-diagonal over frequency pairs. On the interleaved pair
     :math:`(\sin m\theta_i, \cos m\theta_i)` the block is
-    :math:`\begin{pmatrix}\cos k\theta_i & \sin k\theta_i\\ -\sin k\theta_i & \cos k\theta_i\end{pmatrix}
-    = R(-k\theta_i)`, by the angle-addition formulas; it does not depend on :math:`m`.
+    :math:`R(-k\theta_i)`, with rows :math:`(\cos k\theta_i, \sin k\theta_i)` and
+    :math:`(-\sin k\theta_i, \cos k\theta_i)`, by the angle-addition formulas; it does not depend
+    on :math:`m`.
     """
     dim = check_dim(dim)
     check_choice(layout, "layout", LAYOUTS)
