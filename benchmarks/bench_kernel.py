@@ -1,66 +1,47 @@
 """Benchmark: the exact kernel for 10^6 offsets at d = 512 (``make bench``).
 
-Two evaluations of the kernel kappa(Delta) = (2/d) sum_i cos(Delta theta_i) for the offsets
+Three evaluations of the kernel kappa(Delta) = (2/d) sum_i cos(Delta theta_i) for the offsets
 ``0, 1, ..., 10**6 - 1`` at d = 512, b = 10^4, in one process:
 
-* ``posenc_lib`` -- :func:`posenc_lib.kernel`: chunked, angles reduced modulo 2π in double-double;
+* ``posenc_lib`` -- :func:`posenc_lib.kernel`: chunked, angles reduced modulo 2π exactly in
+  double-double arithmetic from extended-precision frequencies;
 * ``numpy_outer`` -- the straightforward one-liner
-  ``np.cos(np.multiply.outer(delta, theta)).mean(axis=1)`` (one float64 outer product).
+  ``np.cos(np.multiply.outer(delta, theta)).mean(axis=1)`` (one float64 outer product);
+* ``numpy_chunked`` -- the same float64 formula in chunks of the library's size: the plain
+  evaluation without the exact reduction, so its ratio to the library is the price of that
+  reduction (and of its accuracy: compare the errors).
 
-Reported: median wall time (the library is timed three times, the one-liner once, because it
-takes seconds and gigabytes), their ratio from this same run, the peak memory each allocates
-(``tracemalloc``, which sees numpy's buffers), the largest difference between them and each
-one's error against 40-digit mpmath values at a few large offsets. Results go to
-``benchmarks/results/kernel.json``.
+Reported: wall and CPU time (median of three interleaved runs for the chunked evaluations;
+the one-liner runs once, because it takes seconds and gigabytes), the ratios from this same run,
+the peak memory each allocates (``tracemalloc``, which sees numpy's buffers), the largest
+difference between the library and the one-liner and each one's error against 40-digit mpmath
+values at a few large offsets. Results go to ``benchmarks/results/kernel.json``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
+import importlib
 import statistics
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 import posenc_lib as pe
+from benchmarks._common import hardware, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results" / "kernel.json"
 DIM, BASE = 512, 10000.0
 N_OFFSETS, QUICK_OFFSETS = 1_000_000, 50_000
 CHECK_OFFSETS = (1.0, 777.0, 65536.0, 500001.0, 999999.0)
+REPEATS = 3
 
-
-def hardware() -> dict[str, object]:
-    """What the numbers were measured on."""
-    model = platform.processor() or "unknown"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            model = next(
-                (line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")),
-                model,
-            )
-    except OSError:  # pragma: no cover - not Linux
-        pass
-    try:
-        load = round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover
-        load = None
-    return {
-        "cpu_model": model,
-        "logical_cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "posenc_lib": pe.__version__,
-        "long_double_eps": float(np.finfo(np.longdouble).eps),
-        "load_average_1min_at_start": load,
-    }
+#: The module (``posenc_lib.kernel`` is also the name of the function it exports).
+kernel_module = importlib.import_module("posenc_lib.kernel")
 
 
 def numpy_outer(delta: np.ndarray, dim: int, base: float) -> np.ndarray:
@@ -69,20 +50,36 @@ def numpy_outer(delta: np.ndarray, dim: int, base: float) -> np.ndarray:
     return np.cos(np.multiply.outer(delta, theta)).mean(axis=1)
 
 
+def numpy_chunked(delta: np.ndarray, dim: int, base: float) -> np.ndarray:
+    """The same float64 formula, in blocks of the library's size (bounded memory)."""
+    theta = pe.frequencies(dim, base)
+    step = max(1, kernel_module._CHUNK_ELEMENTS // theta.size)
+    out = np.empty(delta.size)
+    for start in range(0, delta.size, step):
+        block = np.multiply.outer(delta[start : start + step], theta)
+        out[start : start + step] = np.cos(block, out=block).mean(axis=1)
+    return out
+
+
 def library(delta: np.ndarray, dim: int, base: float) -> np.ndarray:
     return pe.kernel(delta, dim, base)
 
 
-def traced(func, *args) -> tuple[np.ndarray, float, int]:
-    """Run ``func(*args)`` under tracemalloc: (result, wall seconds, peak bytes allocated)."""
+def timed(func: Callable[..., np.ndarray], *args) -> tuple[np.ndarray, float, float]:
+    """Run ``func(*args)``: (result, wall seconds, CPU seconds of this process)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = func(*args)
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def traced(func: Callable[..., np.ndarray], *args) -> tuple[np.ndarray, float, float, int]:
+    """Run ``func(*args)`` under tracemalloc: (result, wall s, CPU s, peak bytes allocated)."""
     tracemalloc.start()
     tracemalloc.reset_peak()
-    started = time.perf_counter()
-    result = func(*args)
-    elapsed = time.perf_counter() - started
+    result, wall, cpu = timed(func, *args)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return result, elapsed, peak
+    return result, wall, cpu, peak
 
 
 def reference_errors(values: np.ndarray, delta: np.ndarray) -> float:
@@ -110,22 +107,43 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     n = QUICK_OFFSETS if args.quick else N_OFFSETS
     output = args.output or (None if args.quick else RESULTS)
     started = time.perf_counter()
-    info = hardware()
+    info = hardware(
+        long_double_eps=float(np.finfo(np.longdouble).eps),
+        frequency_route=kernel_module._frequency_route(),
+    )
     delta = np.arange(n, dtype=np.float64)
     print(f"bench_kernel: {n} offsets, d = {DIM}, b = {BASE:g}", flush=True)
 
-    library(delta[:1000], DIM, BASE)  # warm-up: frequencies cached, code paths loaded
-    lib_times = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        lib_values = library(delta, DIM, BASE)
-        lib_times.append(time.perf_counter() - t0)
-    _, _, lib_peak = traced(library, delta, DIM, BASE)
+    chunked_funcs = {"posenc_lib": library, "numpy_chunked": numpy_chunked}
+    for func in chunked_funcs.values():
+        func(delta[:1000], DIM, BASE)  # warm-up: frequencies cached, code paths loaded
+    runs: dict[str, list[tuple[np.ndarray, float, float]]] = {name: [] for name in chunked_funcs}
+    for _ in range(REPEATS):  # interleaved, so that a change of load hits both alike
+        for name, func in chunked_funcs.items():
+            runs[name].append(timed(func, delta, DIM, BASE))
+    entries: dict[str, dict[str, object]] = {}
+    values = {name: runs[name][0][0] for name in chunked_funcs}
+    for name, func in chunked_funcs.items():
+        _, _, _, peak = traced(func, delta, DIM, BASE)
+        entries[name] = {
+            "wall_s": statistics.median(r[1] for r in runs[name]),
+            "cpu_s": statistics.median(r[2] for r in runs[name]),
+            "all_wall_s": [r[1] for r in runs[name]],
+            "peak_bytes": peak,
+        }
     # One traced run of the one-liner gives its time and its peak memory (tracemalloc only hooks
     # its few large allocations, so its overhead there is negligible).
-    naive_values, naive_time, naive_peak = traced(numpy_outer, delta, DIM, BASE)
+    values["numpy_outer"], wall, cpu, peak = traced(numpy_outer, delta, DIM, BASE)
+    entries["numpy_outer"] = {
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "all_wall_s": [wall],
+        "peak_bytes": peak,
+    }
+    for name, entry in entries.items():
+        entry["max_abs_error_vs_mpmath"] = reference_errors(values[name], delta)
 
-    lib_time = statistics.median(lib_times)
+    lib, outer, chunked = entries["posenc_lib"], entries["numpy_outer"], entries["numpy_chunked"]
     result = {
         "benchmark": "bench_kernel",
         "hardware": info,
@@ -134,45 +152,40 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             "n_offsets": n,
             "dim": DIM,
             "base": BASE,
-            "library_repeats": len(lib_times),
-            "numpy_outer_repeats": 1,
-            "statistic": "median wall time (library), single run (numpy_outer)",
+            "repeats": {"posenc_lib": REPEATS, "numpy_chunked": REPEATS, "numpy_outer": 1},
+            "statistic": "median of the repeats (wall and CPU time separately)",
         },
-        "posenc_lib": {
-            "wall_s": lib_time,
-            "all_wall_s": lib_times,
-            "peak_bytes": lib_peak,
-            "max_abs_error_vs_mpmath": reference_errors(lib_values, delta),
-        },
-        "numpy_outer": {
-            "wall_s": naive_time,
-            "peak_bytes": naive_peak,
-            "max_abs_error_vs_mpmath": reference_errors(naive_values, delta),
-        },
-        "speedup_numpy_outer_over_posenc_lib": naive_time / lib_time,
-        "memory_ratio_numpy_outer_over_posenc_lib": naive_peak / max(lib_peak, 1),
-        "max_abs_difference": float(np.max(np.abs(lib_values - naive_values))),
+        **entries,
+        "speedup_numpy_outer_over_posenc_lib": outer["wall_s"] / lib["wall_s"],
+        "cpu_ratio_numpy_outer_over_posenc_lib": outer["cpu_s"] / lib["cpu_s"],
+        "memory_ratio_numpy_outer_over_posenc_lib": outer["peak_bytes"] / max(lib["peak_bytes"], 1),
+        "cost_of_exact_reduction_posenc_lib_over_numpy_chunked": lib["wall_s"] / chunked["wall_s"],
+        "cpu_cost_of_exact_reduction": lib["cpu_s"] / chunked["cpu_s"],
+        "max_abs_difference_posenc_lib_vs_numpy_outer": float(
+            np.max(np.abs(values["posenc_lib"] - values["numpy_outer"]))
+        ),
     }
     result["total_wall_s"] = time.perf_counter() - started
     mib = 2**20
+    for name, entry in entries.items():
+        print(
+            f"  {name:<14}: {entry['wall_s']:7.2f} s wall {entry['cpu_s']:7.2f} s CPU"
+            f"  peak {entry['peak_bytes'] / mib:8.1f} MiB"
+            f"  error vs mpmath {entry['max_abs_error_vs_mpmath']:.1e}"
+        )
     print(
-        f"  posenc_lib.kernel : {lib_time:7.2f} s  peak {lib_peak / mib:8.1f} MiB"
-        f"  error vs mpmath {result['posenc_lib']['max_abs_error_vs_mpmath']:.1e}"
+        f"  numpy_outer / posenc_lib: time {result['speedup_numpy_outer_over_posenc_lib']:.2f}"
+        f" (CPU {result['cpu_ratio_numpy_outer_over_posenc_lib']:.2f}),"
+        f" memory {result['memory_ratio_numpy_outer_over_posenc_lib']:.0f};"
+        f" max |difference| {result['max_abs_difference_posenc_lib_vs_numpy_outer']:.1e}"
     )
     print(
-        f"  numpy outer       : {naive_time:7.2f} s  peak {naive_peak / mib:8.1f} MiB"
-        f"  error vs mpmath {result['numpy_outer']['max_abs_error_vs_mpmath']:.1e}"
-    )
-    print(
-        f"  time ratio (outer / library) {result['speedup_numpy_outer_over_posenc_lib']:.2f},"
-        f" memory ratio {result['memory_ratio_numpy_outer_over_posenc_lib']:.0f},"
-        f" max |difference| {result['max_abs_difference']:.1e}"
+        f"  posenc_lib / numpy_chunked (price of the exact reduction): time"
+        f" {result['cost_of_exact_reduction_posenc_lib_over_numpy_chunked']:.2f}"
+        f" (CPU {result['cpu_cost_of_exact_reduction']:.2f})"
     )
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        temporary = output.with_suffix(".tmp")
-        temporary.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        os.replace(temporary, output)
+        write_results(result, output)
         print(f"wrote {output} in {result['total_wall_s']:.0f} s")
     return result
 

@@ -8,6 +8,7 @@ library's own output.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import mpmath
 import numpy as np
@@ -56,7 +57,10 @@ def reference_integral(delta: float, base: float) -> float:
 # The exact kernel against mpmath
 # ------------------------------------------------------------------------------------------
 
+# Integers, short binary fractions and offsets with more than 26 significant bits (1e6/3, ...),
+# which take the reduction's extra branch for the low half of the offset.
 OFFSETS = [0.0, 1.0, -1.0, 2.5, 7.0, 100.0, 4321.0, 123457.0, -999999.0, 1e6, 765432.25]
+OFFSETS += [1e6 / 3, -98765.4321, 2.0**0.5 * 1e5]
 
 
 @pytest.mark.parametrize(
@@ -79,8 +83,58 @@ def test_kernel_matches_mpmath_tensor2tensor_spacing(dim, base):
 
 def test_kernel_stays_accurate_at_ten_million():
     """The angle reduction is exact, so |delta| = 1e7 loses no accuracy to the argument size."""
-    for delta in (1e7, 9999991.0):
-        assert close(float(pe.kernel(delta, 64, 1e4)), reference_kernel(delta, 64, 1e4), atol=1e-12)
+    for dim in (64, 8192):
+        for delta in (1e7, 9999991.0, -7654321.5):
+            assert close(float(pe.kernel(delta, dim, 1e4)), reference_kernel(delta, dim, 1e4))
+
+
+@pytest.mark.parametrize("route", K._FREQUENCY_ROUTES)
+def test_every_frequency_route_end_to_end(route, monkeypatch):
+    """pe.kernel on each platform's route, against 40-digit sums up to |delta| = 1e7.
+
+    long double and mpmath meet the stated accuracy; the numpy-only fallback for platforms
+    without an 80-bit long double is documented to be as accurate as plain float64,
+    about 1e-17 |delta|.
+    """
+    if route == "longdouble" and not K._LONG_DOUBLE_IS_EXTENDED:
+        pytest.skip("numpy's long double is float64 on this platform")
+    monkeypatch.setattr(K, "_frequency_route", lambda: route)
+    deltas = [3.0, 54321.0, -999999.0, 1e7 / 3, 9999991.0, 1e7]
+    for dim, base in [(8, 1e2), (64, 1e4), (512, 1e6), (8192, 1e4)]:
+        values = pe.kernel(deltas, dim, base)
+        for delta, value in zip(deltas, values, strict=True):
+            ref = reference_kernel(delta, dim, base)
+            if route == "float64":
+                assert abs(value - ref) <= 1e-16 * abs(delta) + ATOL, (dim, base, delta)
+            else:
+                assert close(value, ref), (route, dim, base, delta, value, ref)
+
+
+def test_frequency_route_selection(monkeypatch):
+    expected = "longdouble" if np.finfo(np.longdouble).eps < 1e-18 else "mpmath"
+    assert K._frequency_route() == expected
+    monkeypatch.setattr(K, "_LONG_DOUBLE_IS_EXTENDED", False)
+    assert K._frequency_route() == "mpmath"
+    monkeypatch.setitem(sys.modules, "mpmath", None)  # as if mpmath were not installed
+    assert K._frequency_route() == "float64"
+    with pytest.raises(ValueError, match="method must be one of"):
+        K._extended_cycles(np.array([[0], [1]]), 1e4, "quad")
+
+
+def test_angle_reduction_is_exact_far_beyond_the_tested_range():
+    """The reduction itself is exact: given the double-double cycles phi = hi + lo actually used,
+    the mean of cos(2 pi delta phi) matches 40-digit arithmetic up to |delta| ~ 1e15, through
+    the branches for offsets >= 2**30 and with more than 26 significant bits."""
+    hi, lo = K._cycles(64, 1e4, "2i/d", K._frequency_route())
+    deltas = [2.0**30 - 1, 2.0**30, 3e9 + 0.5, -(2.0**40) - 3, 1e12 / 7, 2.0**45 / 3, 7.77e14]
+    values = K._mean_cos_cycles(np.array(deltas), hi, lo)
+    for delta, value in zip(deltas, values, strict=True):
+        x = mpmath.mpf(delta)
+        ref = mpmath.fsum(
+            mpmath.cos(2 * mpmath.pi * x * (mpmath.mpf(float(h)) + mpmath.mpf(float(e))))
+            for h, e in zip(hi, lo, strict=True)
+        ) / len(hi)
+        assert abs(value - float(ref)) < 1e-15, delta
 
 
 def test_plain_float64_evaluation_is_measurably_worse():
@@ -275,6 +329,17 @@ def test_linear_schedule_kernel_matches_its_closed_form():
     np.testing.assert_allclose(K.kernel_from_frequencies(deltas, theta), closed, atol=1e-12)
 
 
+def test_kernel_from_frequencies_treats_float64_frequencies_as_exact():
+    """Against 40-digit sums of cos(delta * theta_j) with the float64 theta_j taken exactly."""
+    theta = K.schedule_frequencies(64, "power", alpha=0.5)
+    deltas = [0.0, 7.0, 12345.5, -999999.0, 1e7 / 3, 1e7]
+    values = K.kernel_from_frequencies(deltas, theta)
+    for delta, value in zip(deltas, values, strict=True):
+        x = mpmath.mpf(delta)
+        ref = mpmath.fsum(mpmath.cos(x * mpmath.mpf(float(t))) for t in theta) / len(theta)
+        assert close(value, float(ref)), delta
+
+
 def test_kernel_from_frequencies_agrees_with_kernel():
     deltas = np.array([0.0, 1.0, 10.0, 1000.0, -2e4])
     np.testing.assert_allclose(
@@ -373,3 +438,16 @@ def test_extended_precision_frequency_methods_agree():
     for method, (hi, lo) in routes.items():
         relative = np.abs((hi - ref_hi) + (lo - ref_lo)) / ref_hi
         assert relative.max() < (1e-14 if method == "float64" else 1e-18), method
+    # The float64 route rounds theta once; dividing that float64 theta by 2 pi is then exact to
+    # double-double precision (the low part of 1/(2 pi) included).
+    hi, lo = routes["float64"]
+    theta = pe.frequencies(512, 1e4)
+    with mpmath.workdps(40):
+        worst = max(
+            abs(
+                mpmath.mpf(float(t)) / (2 * mpmath.pi) - mpmath.mpf(float(h)) - mpmath.mpf(float(e))
+            )
+            / mpmath.mpf(float(h))
+            for t, h, e in zip(theta, hi, lo, strict=True)
+        )
+    assert worst < 1e-30
