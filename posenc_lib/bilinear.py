@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_base, check_choice, check_count, check_dim
+from ._validation import check_base, check_choice, check_count, check_dim, check_real_array
 from .encoding import LAYOUTS, frequencies, layout_permutation, sinusoidal
 
 __all__ = [
@@ -50,7 +50,6 @@ __all__ = [
     "ToeplitzHankel",
     "block_commutation",
     "block_cross_term",
-    "block_logit",
     "diagonal_cross_term",
     "diagonal_dominance",
     "expected_rotated_diagonal_share",
@@ -78,19 +77,13 @@ def _check_matrix(value: object, name: str, *, square: bool = False) -> np.ndarr
     """A finite real 2-D array as float64, else raise naming ``name``."""
     try:
         array = np.asarray(value)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError) as exc:  # ragged nested lists and the like
         raise TypeError(f"{name} must be a 2-D array of real numbers: {exc}") from exc
-    if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    array = check_real_array(array, name)
     if array.ndim != 2 or array.size == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array, got shape {array.shape}")
     if square and array.shape[0] != array.shape[1]:
         raise ValueError(f"{name} must be square, got shape {array.shape}")
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite: found NaN or infinity")
     return array
 
 
@@ -106,16 +99,10 @@ def _check_pair_matrix(value: object, name: str) -> np.ndarray:
 
 
 def _check_vector(value: object, name: str) -> np.ndarray:
-    array = np.asarray(value)
-    if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    """A finite real 1-D array of even length (one query or key vector) as float64."""
+    array = check_real_array(value, name)
     if array.ndim != 1 or array.size == 0 or array.size % 2:
         raise ValueError(f"{name} must be a 1-D array of even length, got shape {array.shape}")
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite: found NaN or infinity")
     return array
 
 
@@ -345,22 +332,23 @@ def _diagonal_index(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     return (rows - cols + shape[1] - 1).ravel(), (rows + cols).ravel()
 
 
-def toeplitz_projection(g: ArrayLike) -> np.ndarray:
-    r"""The least-squares fit of ``g`` by a function of :math:`m - n` (average along diagonals)."""
-    g = _check_matrix(g, "g")
-    idx, _ = _diagonal_index(g.shape)
+def _group_means(g: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Replace every cell of ``g`` by the mean of its group (``idx``: group of each cell)."""
     size = sum(g.shape) - 1
     means = np.bincount(idx, g.ravel(), size) / np.bincount(idx, minlength=size)
     return means[idx].reshape(g.shape)
+
+
+def toeplitz_projection(g: ArrayLike) -> np.ndarray:
+    r"""The least-squares fit of ``g`` by a function of :math:`m - n` (average along diagonals)."""
+    g = _check_matrix(g, "g")
+    return _group_means(g, _diagonal_index(g.shape)[0])
 
 
 def hankel_projection(g: ArrayLike) -> np.ndarray:
     r"""The least-squares fit of ``g`` by a function of :math:`m + n` (anti-diagonal averages)."""
     g = _check_matrix(g, "g")
-    _, idx = _diagonal_index(g.shape)
-    size = sum(g.shape) - 1
-    means = np.bincount(idx, g.ravel(), size) / np.bincount(idx, minlength=size)
-    return means[idx].reshape(g.shape)
+    return _group_means(g, _diagonal_index(g.shape)[1])
 
 
 @dataclass(frozen=True)
@@ -529,7 +517,7 @@ def rotary_scores(
     if q.shape != k.shape:
         raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
     theta = frequencies(q.size, base)
-    m_arr, n_arr = np.broadcast_arrays(_real(m, "m"), _real(n, "n"))
+    m_arr, n_arr = np.broadcast_arrays(check_real_array(m, "m"), check_real_array(n, "n"))
 
     def rotate(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
         phase = pos[..., None] * theta
@@ -555,83 +543,10 @@ def rotary_score_formula(
         raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
     base = check_base(base)
     theta = frequencies(q.size, base)
-    phase = _real(delta, "delta")[..., None] * theta
+    phase = check_real_array(delta, "delta")[..., None] * theta
     dot = q[0::2] * k[0::2] + q[1::2] * k[1::2]
     cross = q[0::2] * k[1::2] - q[1::2] * k[0::2]
     return np.sum(np.cos(phase) * dot + np.sin(phase) * cross, axis=-1)
-
-
-def _real(value: ArrayLike, name: str) -> np.ndarray:
-    array = np.asarray(value)
-    if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite: found NaN or infinity")
-    return array
-
-
-# --------------------------------------------------------------------------------------------
-# the attention logit of a posenc_lib.nn transformer block as a function of two inputs
-# --------------------------------------------------------------------------------------------
-
-
-def block_logit(model: Any, head: int, layer: int = 0) -> Any:
-    r"""The pre-softmax attention logit of one head of a :class:`posenc_lib.nn.TinyTransformer`.
-
-    As a function of the block's inputs at the query and key positions (the residual stream
-    before the block's first LayerNorm):
-
-    .. math::
-        s(x_m, x_n) = \frac{\big(W_q \operatorname{LN}(x_m) + b_q\big)_h \cdot
-        \big(W_k \operatorname{LN}(x_n) + b_k\big)_h}{\sqrt{d_h}} .
-
-    Only for schemes whose :meth:`~posenc_lib.nn.PositionScheme.rotate` is the identity (none,
-    learned, sinusoidal); the additive bias of ALiBi and the causal mask are not part of the
-    logit. Returns ``f(x_m, x_n)`` on float64 torch tensors, for
-    :func:`posenc_lib.hessian.cross_hessian`; the weights are copied (later training does not
-    change ``f``).
-    """
-    import torch
-
-    from .nn import TinyTransformer
-
-    if not isinstance(model, TinyTransformer):
-        raise TypeError(
-            f"model must be a posenc_lib.nn.TinyTransformer, got {type(model).__name__}"
-        )
-    if model.scheme.name == "rotary":
-        raise ValueError(
-            "block_logit does not apply to rotary models (q and k are rotated by position)"
-        )
-    layer = check_count(layer, "layer", 0)
-    if layer >= len(model.blocks):
-        raise ValueError(f"layer must be in 0..{len(model.blocks) - 1}, got {layer}")
-    block = model.blocks[layer]
-    attn = block.attn
-    head = check_count(head, "head", 0)
-    if head >= attn.n_heads:
-        raise ValueError(f"head must be in 0..{attn.n_heads - 1}, got {head}")
-    d, width = attn.dim, attn.head_dim
-    rows = slice(head * width, (head + 1) * width)
-    with torch.no_grad():
-        weight = attn.qkv.weight.detach().double().clone()
-        bias = attn.qkv.bias.detach().double().clone()
-        gamma = block.norm1.weight.detach().double().clone()
-        beta = block.norm1.bias.detach().double().clone()
-    w_q, b_q = weight[:d][rows], bias[:d][rows]
-    w_k, b_k = weight[d : 2 * d][rows], bias[d : 2 * d][rows]
-    eps = float(block.norm1.eps)
-    scale = 1.0 / np.sqrt(width)
-
-    def f(x_m: Any, x_n: Any) -> Any:
-        y_m = torch.nn.functional.layer_norm(x_m, (d,), gamma, beta, eps)
-        y_n = torch.nn.functional.layer_norm(x_n, (d,), gamma, beta, eps)
-        return (w_q @ y_m + b_q) @ (w_k @ y_n + b_k) * scale
-
-    return f
 
 
 # --------------------------------------------------------------------------------------------
@@ -810,9 +725,16 @@ class BlockCommutation:
     :math:`p_m^\top H p_n` is relative exactly when :math:`M_1^\top H M_1 = H` (if the
     :math:`p_m` span :math:`\mathbb R^d`), i.e. block by block
     :math:`M(\theta_i)^\top H_{ij} M(\theta_j) = H_{ij}`. This linear map of the four entries of
-    :math:`B` minus the identity is ``operator`` (4×4); ``determinant`` is its factored
-    determinant; ``kernel_equal`` is a basis of its null space when :math:`\theta_a = \theta_b`
-    (with :math:`\sin\theta \ne 0`).
+    :math:`B` minus the identity is ``operator`` (4×4, acting on :math:`(b_{00}, b_{01}, b_{10},
+    b_{11})`); ``determinant`` is its factored determinant.
+
+    At equal angles :math:`\theta_a = \theta_b = \theta` the operator is ``operator_equal``;
+    ``kernel_equal`` is a basis of its null space computed for a generic :math:`\theta`, and,
+    to make the statement hold for *every* :math:`\theta`, ``minor_equal`` is the 2×2 minor on
+    rows and columns 0, 1 (:math:`\sin^2\theta`) and ``kills_rotations`` says whether
+    ``operator_equal`` maps :math:`I` and :math:`J` to zero identically. Together: for
+    :math:`\sin\theta \ne 0` the rank is at least 2 and :math:`I, J` span the kernel; for
+    :math:`\sin\theta = 0` the minor vanishes.
     """
 
     theta_a: Any
@@ -820,7 +742,10 @@ class BlockCommutation:
     shift: Any
     operator: Any
     determinant: Any
+    operator_equal: Any
     kernel_equal: list[Any]
+    minor_equal: Any
+    kills_rotations: bool
 
 
 def block_commutation() -> BlockCommutation:
@@ -841,13 +766,19 @@ def block_commutation() -> BlockCommutation:
     determinant = sp.factor(sp.trigsimp(sp.simplify(operator.det())))
     at_equal = sp.simplify(operator.subs(theta_b, theta_a))
     kernel = [sp.Matrix(2, 2, list(sp.simplify(v))) for v in at_equal.nullspace(simplify=True)]
+    minor = sp.factor(sp.trigsimp(sp.simplify(at_equal[:2, :2].det())))
+    rotations = (sp.Matrix([1, 0, 0, 1]), sp.Matrix([0, -1, 1, 0]))  # I and J, flattened
+    kills = all(sp.simplify(at_equal * v) == sp.zeros(4, 1) for v in rotations)
     return BlockCommutation(
         theta_a=theta_a,
         theta_b=theta_b,
         shift=shift,
         operator=operator,
         determinant=determinant,
+        operator_equal=at_equal,
         kernel_equal=kernel,
+        minor_equal=minor,
+        kills_rotations=kills,
     )
 
 

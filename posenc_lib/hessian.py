@@ -13,7 +13,8 @@ This module computes those pieces with autograd (:func:`cross_hessian`,
 :func:`hessian_blocks`, :func:`taylor_terms`), measures how good the expansion is
 (:func:`taylor_remainder`, :func:`mixed_difference`, :func:`loglog_slope`), and provides small
 real attention functions to apply them to (:func:`softmax_attention`, :func:`attention_logit`,
-:class:`PooledScalarModel`, :func:`two_token_function`).
+:func:`layer_norm_head_logit`, :func:`block_logit`, :class:`PooledScalarModel`,
+:func:`two_token_function`).
 
 Use float64 for derivative checks: float32 round-off (about :math:`10^{-7}`) hides a third-order
 remainder below :math:`\varepsilon \approx 10^{-2}`.
@@ -36,13 +37,17 @@ import torch
 from numpy.typing import ArrayLike
 from torch import Tensor, nn
 
+from ._validation import check_count
+
 __all__ = [
     "HessianBlocks",
     "PooledScalarModel",
     "TaylorTerms",
     "attention_logit",
+    "block_logit",
     "cross_hessian",
     "hessian_blocks",
+    "layer_norm_head_logit",
     "loglog_slope",
     "math_attention_backend",
     "mixed_difference",
@@ -532,3 +537,106 @@ def two_token_function(
         return model(fixed * keep + pick_m * x_m[None, :] + pick_n * x_n[None, :])
 
     return f
+
+
+def layer_norm_head_logit(
+    w_q: Tensor,
+    b_q: Tensor,
+    w_k: Tensor,
+    b_k: Tensor,
+    ln_weight: Tensor,
+    ln_bias: Tensor,
+    eps: float,
+) -> PairFunction:
+    r"""The pre-softmax logit of one head behind a LayerNorm, as a function of two inputs.
+
+    .. math::
+        s(x_m, x_n) = \frac{\big(W_q \operatorname{LN}(x_m) + b_q\big)\cdot
+        \big(W_k \operatorname{LN}(x_n) + b_k\big)}{\sqrt{d_h}}, \qquad
+        \operatorname{LN}(x) = \gamma \odot \frac{x - \bar x}{\sqrt{\operatorname{var} x
+        + \epsilon}} + \beta ,
+
+    the form shared by a pre-norm transformer block (:func:`block_logit`) and BERT's first layer
+    behind its embedding LayerNorm (:func:`posenc_lib.pretrained.first_layer_logit`).
+    ``w_q``, ``w_k`` are the head's ``(d_h, d)`` rows of the projections (PyTorch layout
+    ``y = W x + b``), ``b_q``, ``b_k`` its ``(d_h,)`` biases, ``ln_weight`` :math:`\gamma` and
+    ``ln_bias`` :math:`\beta` are ``(d,)``. The tensors are used as given (copy them first if
+    they may change).
+    """
+    w_q, w_k = _check_matrix(w_q, "w_q"), _check_matrix(w_k, "w_k")
+    b_q, b_k = _check_vector(b_q, "b_q"), _check_vector(b_k, "b_k")
+    gamma, beta = _check_vector(ln_weight, "ln_weight"), _check_vector(ln_bias, "ln_bias")
+    if w_q.shape != w_k.shape:
+        raise ValueError(
+            f"w_q and w_k must have the same shape (d_h, d), got {tuple(w_q.shape)} and "
+            f"{tuple(w_k.shape)}"
+        )
+    width, d = w_q.shape
+    for value, name, size in ((b_q, "b_q", width), (b_k, "b_k", width)):
+        if value.numel() != size:
+            raise ValueError(f"{name} must have length d_h = {size}, got {value.numel()}")
+    for value, name in ((gamma, "ln_weight"), (beta, "ln_bias")):
+        if value.numel() != d:
+            raise ValueError(f"{name} must have length d = {d}, got {value.numel()}")
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not 0 < eps < 1:
+        raise ValueError(f"eps must be a real number in (0, 1), got {eps!r}")
+    eps = float(eps)
+    scale = 1.0 / math.sqrt(width)
+
+    def f(x_m: Tensor, x_n: Tensor) -> Tensor:
+        y_m = torch.nn.functional.layer_norm(x_m, (d,), gamma, beta, eps)
+        y_n = torch.nn.functional.layer_norm(x_n, (d,), gamma, beta, eps)
+        return (w_q @ y_m + b_q) @ (w_k @ y_n + b_k) * scale
+
+    return f
+
+
+def block_logit(model: nn.Module, head: int, layer: int = 0) -> PairFunction:
+    r"""The pre-softmax attention logit of one head of a :class:`posenc_lib.nn.TinyTransformer`.
+
+    As a function of the block's inputs at the query and key positions (the residual stream
+    before the block's first LayerNorm) it is :func:`layer_norm_head_logit` with the block's
+    ``norm1`` and the head's rows of the fused ``qkv`` projection:
+
+    .. math::
+        s(x_m, x_n) = \frac{\big(W_q \operatorname{LN}(x_m) + b_q\big)_h \cdot
+        \big(W_k \operatorname{LN}(x_n) + b_k\big)_h}{\sqrt{d_h}} .
+
+    Only for schemes whose :meth:`~posenc_lib.nn.PositionScheme.rotate` is the identity (none,
+    learned, sinusoidal); the additive bias of ALiBi and the causal mask are not part of the
+    logit. Returns ``f(x_m, x_n)`` on float64 tensors; the weights are copied (later training
+    does not change ``f``).
+    """
+    from .nn import TinyTransformer
+
+    if not isinstance(model, TinyTransformer):
+        raise TypeError(
+            f"model must be a posenc_lib.nn.TinyTransformer, got {type(model).__name__}"
+        )
+    if model.scheme.name == "rotary":
+        raise ValueError(
+            "block_logit does not apply to rotary models (q and k are rotated by position)"
+        )
+    layer, head = check_count(layer, "layer", 0), check_count(head, "head", 0)
+    if layer >= len(model.blocks):
+        raise ValueError(f"layer must be in 0..{len(model.blocks) - 1}, got {layer}")
+    block = model.blocks[layer]
+    attn = block.attn
+    if head >= attn.n_heads:
+        raise ValueError(f"head must be in 0..{attn.n_heads - 1}, got {head}")
+    d, width = attn.dim, attn.head_dim
+    rows = slice(head * width, (head + 1) * width)
+    with torch.no_grad():
+        weight = attn.qkv.weight.detach().double().clone()
+        bias = attn.qkv.bias.detach().double().clone()
+        gamma = block.norm1.weight.detach().double().clone()
+        beta = block.norm1.bias.detach().double().clone()
+    return layer_norm_head_logit(
+        weight[:d][rows],
+        bias[:d][rows],
+        weight[d : 2 * d][rows],
+        bias[d : 2 * d][rows],
+        gamma,
+        beta,
+        float(block.norm1.eps),
+    )

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +26,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from ._validation import check_real_array
 
 __all__ = [
     "DATA_FILE",
@@ -116,7 +117,15 @@ class BertEmbeddings:
     @property
     def num_heads(self) -> int:
         """Attention heads of the first layer (from the checkpoint's ``config.json``)."""
-        return int(self.meta["num_attention_heads"])
+        heads = self.meta.get("num_attention_heads")
+        if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
+            raise ValueError(
+                f"the data file records num_attention_heads = {heads!r}: the checkpoint had no "
+                "config.json with it; re-extract from a directory that has one"
+            )
+        if self.dim % heads:
+            raise ValueError(f"hidden size {self.dim} is not a multiple of {heads} heads")
+        return heads
 
     @property
     def used_word_norms(self) -> np.ndarray:
@@ -143,6 +152,8 @@ def load_minilm(path: str | Path | None = None, *, verify: bool = True) -> BertE
     if not isinstance(verify, bool):
         raise TypeError(f"verify must be True or False, got {verify!r}")
     default = path is None
+    if not default and not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str, a pathlib.Path or None, got {type(path).__name__}")
     path = DATA_FILE if default else Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no data file at {path}")
@@ -176,27 +187,21 @@ def load_minilm(path: str | Path | None = None, *, verify: bool = True) -> BertE
 
 
 def _check_table(value: object, name: str) -> np.ndarray:
-    array = np.asarray(value)
-    if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    """A finite real 2-D array with at least 2 rows and 2 columns, as float64."""
+    array = check_real_array(value, name)
     if array.ndim != 2 or min(array.shape) < 2:
         raise ValueError(
             f"{name} must be a 2-D array with at least 2 rows and 2 columns, got {array.shape}"
         )
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite: found NaN or infinity")
     return array
 
 
 def norm_quantiles(values: ArrayLike, quantiles: ArrayLike = (0.05, 0.5, 0.95)) -> np.ndarray:
     """Quantiles of a 1-D array of norms (``numpy.quantile``, linear interpolation)."""
-    array = np.asarray(values, dtype=np.float64)
+    array = check_real_array(values, "values")
     if array.ndim != 1 or array.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {array.shape}")
-    qs = np.asarray(quantiles, dtype=np.float64)
+    qs = check_real_array(quantiles, "quantiles")
     if np.any((qs < 0) | (qs > 1)):
         raise ValueError(f"quantiles must lie in [0, 1], got {quantiles!r}")
     return np.quantile(array, qs)
@@ -282,10 +287,13 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> Callable[..., Any]:
         \qquad \operatorname{LN}(x) = \gamma \odot \frac{x - \bar x}{\sqrt{\operatorname{var} x
         + \epsilon}} + \beta .
 
+    This is :func:`posenc_lib.hessian.layer_norm_head_logit` with the checkpoint's weights.
     Returns ``f(x_m, x_n)`` taking and returning float64 torch tensors (a 0-dim logit), for
     :func:`posenc_lib.hessian.cross_hessian` and :func:`posenc_lib.hessian.taylor_terms`.
     """
     import torch
+
+    from .hessian import layer_norm_head_logit
 
     if not isinstance(data, BertEmbeddings):
         raise TypeError(
@@ -296,22 +304,18 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> Callable[..., Any]:
         raise TypeError(f"head must be an integer in 0..{heads - 1}, got {type(head).__name__}")
     if not 0 <= head < heads:
         raise ValueError(f"head must be in 0..{heads - 1}, got {head}")
-    d = data.dim
-    width = d // heads
+    width = data.dim // heads
     rows = slice(head * width, (head + 1) * width)
 
     def tensor(a: np.ndarray) -> Any:
         return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
 
-    w_q, b_q = tensor(data.query_weight[rows]), tensor(data.query_bias[rows])
-    w_k, b_k = tensor(data.key_weight[rows]), tensor(data.key_bias[rows])
-    gamma, beta = tensor(data.embedding_ln_weight), tensor(data.embedding_ln_bias)
-    eps = float(data.meta.get("layer_norm_eps") or 1e-12)
-    scale = 1.0 / math.sqrt(width)
-
-    def f(x_m: Any, x_n: Any) -> Any:
-        y_m = torch.nn.functional.layer_norm(x_m, (d,), gamma, beta, eps)
-        y_n = torch.nn.functional.layer_norm(x_n, (d,), gamma, beta, eps)
-        return (w_q @ y_m + b_q) @ (w_k @ y_n + b_k) * scale
-
-    return f
+    return layer_norm_head_logit(
+        tensor(data.query_weight[rows]),
+        tensor(data.query_bias[rows]),
+        tensor(data.key_weight[rows]),
+        tensor(data.key_bias[rows]),
+        tensor(data.embedding_ln_weight),
+        tensor(data.embedding_ln_bias),
+        float(data.meta.get("layer_norm_eps") or 1e-12),  # BERT's default when not recorded
+    )

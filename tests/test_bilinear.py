@@ -96,6 +96,23 @@ def test_block_commutation_determinant_and_kernel():
         assert stacked.rank() == 2
 
 
+def test_block_commutation_at_equal_angles_holds_for_every_theta():
+    # The generic null space is not enough: check the two facts that hold for every theta.
+    result = bl.block_commutation()
+    theta = result.theta_a
+    assert result.kills_rotations
+    assert sp.simplify(result.minor_equal - sp.sin(theta) ** 2) == 0
+    # the minor is read off operator_equal, which is operator at theta_b = theta_a
+    assert sp.simplify(result.operator_equal - result.operator.subs(result.theta_b, theta)) == (
+        sp.zeros(4, 4)
+    )
+    # at theta = pi (sin theta = 0) the map vanishes: every block commutes with M(pi) = -I
+    assert sp.simplify(result.operator_equal.subs(theta, sp.pi)) == sp.zeros(4, 4)
+    # and numerically, for a theta with sin theta != 0, the rank is exactly 2
+    at = np.array(result.operator_equal.subs(theta, 0.7).evalf(), dtype=float)
+    assert np.linalg.matrix_rank(at) == 2
+
+
 def test_rotary_derivation():
     r = bl.rotary_derivation()
     q0, q1 = r.q
@@ -234,6 +251,9 @@ def test_expected_rotated_share_matches_monte_carlo():
     assert mc.mean() == pytest.approx(bl.expected_rotated_diagonal_share(a), rel=0.03)
     # identity: every rotation keeps it diagonal
     assert bl.expected_rotated_diagonal_share(np.eye(5)) == pytest.approx(1.0)
+    # rank one, C = v v^T: (q.v)^4 has mean 3/(d(d+2)) for a uniform unit q, so 3/(d+2)
+    v = rng.standard_normal(10)
+    assert bl.expected_rotated_diagonal_share(np.outer(v, v)) == pytest.approx(3 / 12)
 
 
 # --------------------------------------------------------------------------------------------
@@ -400,6 +420,7 @@ def test_errors():
 
 def test_block_logit_reproduces_the_models_attention_weights():
     torch = pytest.importorskip("torch")
+    from posenc_lib.hessian import block_logit
     from posenc_lib.nn import TinyTransformer
 
     torch.manual_seed(0)
@@ -414,7 +435,7 @@ def test_block_logit_reproduces_the_models_attention_weights():
             model.blocks[layer].norm1(stream), return_weights=True
         )
         for head in range(2):
-            f = bl.block_logit(model, head, layer)
+            f = block_logit(model, head, layer)
             logits = torch.stack(
                 [torch.stack([f(stream[0, m], stream[0, n]) for n in range(5)]) for m in range(5)]
             )
@@ -425,17 +446,54 @@ def test_block_logit_reproduces_the_models_attention_weights():
 
 def test_block_logit_errors():
     torch = pytest.importorskip("torch")
+    from posenc_lib.hessian import block_logit
     from posenc_lib.nn import TinyTransformer
 
     model = TinyTransformer(5, dim=8, n_heads=2, n_layers=1, scheme="sinusoidal")
     with pytest.raises(TypeError, match="model"):
-        bl.block_logit(torch.nn.Linear(2, 2), 0)
+        block_logit(torch.nn.Linear(2, 2), 0)
     with pytest.raises(ValueError, match="head"):
-        bl.block_logit(model, 2)
+        block_logit(model, 2)
+    with pytest.raises(TypeError, match="head"):
+        block_logit(model, 1.0)
     with pytest.raises(ValueError, match="layer"):
-        bl.block_logit(model, 0, layer=1)
+        block_logit(model, 0, layer=1)
+    with pytest.raises(ValueError, match="layer"):
+        block_logit(model, 0, layer=-1)
     with pytest.raises(ValueError, match="rotary"):
-        bl.block_logit(TinyTransformer(5, dim=8, n_heads=2, scheme="rotary"), 0)
+        block_logit(TinyTransformer(5, dim=8, n_heads=2, scheme="rotary"), 0)
+
+
+def test_layer_norm_head_logit_matches_hand_computation_and_checks_arguments():
+    torch = pytest.importorskip("torch")
+    from posenc_lib.hessian import layer_norm_head_logit
+
+    gen = torch.Generator().manual_seed(0)
+    d, width = 6, 3
+    w_q, w_k = (torch.randn(width, d, generator=gen, dtype=torch.float64) for _ in range(2))
+    b_q, b_k = (torch.randn(width, generator=gen, dtype=torch.float64) for _ in range(2))
+    gamma, beta = (torch.randn(d, generator=gen, dtype=torch.float64) for _ in range(2))
+    x, y = (torch.randn(d, generator=gen, dtype=torch.float64) for _ in range(2))
+    f = layer_norm_head_logit(w_q, b_q, w_k, b_k, gamma, beta, 1e-5)
+
+    def norm(v):  # LayerNorm by hand: biased variance
+        return gamma * (v - v.mean()) / torch.sqrt(((v - v.mean()) ** 2).mean() + 1e-5) + beta
+
+    expected = (w_q @ norm(x) + b_q) @ (w_k @ norm(y) + b_k) / np.sqrt(width)
+    assert float(f(x, y)) == pytest.approx(float(expected), rel=1e-12)
+    args = [w_q, b_q, w_k, b_k, gamma, beta, 1e-5]
+    for index, value, error, match in (
+        (0, w_q.numpy(), TypeError, "w_q"),
+        (2, w_k[:2], ValueError, "same shape"),
+        (1, b_q[:2], ValueError, "b_q must have length d_h = 3"),
+        (4, gamma[:5], ValueError, "ln_weight must have length d = 6"),
+        (6, 0.0, ValueError, "eps"),
+        (6, True, ValueError, "eps"),
+    ):
+        bad = list(args)
+        bad[index] = value
+        with pytest.raises(error, match=match):
+            layer_norm_head_logit(*bad)
 
 
 def test_numeric_parts_import_without_sympy_or_torch():

@@ -82,6 +82,8 @@ def test_load_errors(tmp_path):
         pt.load_minilm(tmp_path / "missing.npz")
     with pytest.raises(TypeError, match="verify"):
         pt.load_minilm(verify="yes")
+    with pytest.raises(TypeError, match="path must be a str"):
+        pt.load_minilm(5)
     bad = tmp_path / "bad.npz"
     np.savez(bad, position_embeddings=np.zeros((2, 2)))
     with pytest.raises(ValueError, match="lacks the arrays"):
@@ -205,6 +207,41 @@ def test_written_file_is_byte_reproducible_and_loadable(tmp_path):
     assert data.position_embeddings.shape == (16, 8) and data.num_heads == 2
 
 
+def test_extract_reads_legacy_layernorm_names(tmp_path):
+    # bert-base-uncased (converted from TensorFlow) names the LayerNorm parameters gamma/beta
+    script = _script()
+    state = _fake_state(np.random.default_rng(6))
+    modern = _fake_checkpoint(tmp_path / "modern", state)
+    _write_safetensors(state, modern / "model.safetensors")
+    legacy_state = {
+        k.replace("LayerNorm.weight", "LayerNorm.gamma").replace(
+            "LayerNorm.bias", "LayerNorm.beta"
+        ): v
+        for k, v in state.items()
+    }
+    assert "bert.embeddings.LayerNorm.gamma" in legacy_state
+    legacy = _fake_checkpoint(tmp_path / "legacy", legacy_state)
+    _write_safetensors(legacy_state, legacy / "model.safetensors")
+    a, b = script.extract(modern), script.extract(legacy)
+    for key in ("embedding_ln_weight", "embedding_ln_bias"):
+        np.testing.assert_array_equal(a[key], b[key])
+    np.testing.assert_array_equal(
+        b["embedding_ln_weight"], state["bert.embeddings.LayerNorm.weight"]
+    )
+
+
+def test_missing_head_count_is_a_clear_error(tmp_path):
+    script = _script()
+    state = _fake_state(np.random.default_rng(7), prefix="")
+    directory = _fake_checkpoint(tmp_path / "ckpt", state)
+    (directory / "config.json").unlink()
+    _write_safetensors(state, directory / "model.safetensors")
+    script.main([str(directory), "-o", str(tmp_path / "out.npz")])
+    data = pt.load_minilm(tmp_path / "out.npz")
+    with pytest.raises(ValueError, match="num_attention_heads"):
+        _ = data.num_heads
+
+
 def test_extract_errors(tmp_path):
     script = _script()
     with pytest.raises(FileNotFoundError, match=r"model\.safetensors"):
@@ -260,6 +297,12 @@ def test_norm_quantiles():
         pt.norm_quantiles(np.ones(3), (1.5,))
     with pytest.raises(ValueError, match="values"):
         pt.norm_quantiles(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="values must be finite"):
+        pt.norm_quantiles([1.0, np.nan])
+    with pytest.raises(TypeError, match="values must hold real numbers"):
+        pt.norm_quantiles(["a", "b"])
+    with pytest.raises(ValueError, match="quantiles must be finite"):
+        pt.norm_quantiles(np.ones(3), (np.nan,))
 
 
 def test_first_layer_logit_matches_numpy():
