@@ -26,7 +26,10 @@ Run a configuration from the command line (``--help`` lists the options)::
     python -m posenc_lib.experiments --steps 2000 --dim 64 --out results.json
 
 It uses a GPU when one is present (``--device auto``) and writes a JSON file with the command,
-the git commit, the hardware, the configuration, every run and a mean/spread summary.
+the git commit, the hardware, the configuration, every run and a mean/spread summary. Chapter 7
+displays such a file, ``posenc_lib/data/experiments_cli.json`` (shipped with the package, so that
+the chapter can show it wherever the library is installed); the command that produced it is
+recorded in the file.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ._validation import check_base, check_choice
+from ._validation import check_base, check_choice, check_count
 from .nn import SCHEMES, TinyTransformer
 
 __all__ = [
@@ -79,16 +82,6 @@ IGNORE = -100
 EVAL_SEED = 20240607
 
 
-def _check_int(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r}"
-        )
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return int(value)
-
-
 # --------------------------------------------------------------------------------------------
 # data
 # --------------------------------------------------------------------------------------------
@@ -111,10 +104,10 @@ def make_batch(
     state gives the same batch on every platform.
     """
     check_choice(task, "task", TASKS)
-    batch_size = _check_int(batch_size, "batch_size", 1)
-    length = _check_int(length, "length", 1)
-    vocab_size = _check_int(vocab_size, "vocab_size", 2)
-    k = _check_int(k, "k", 1 if task == "offset" else 0)
+    batch_size = check_count(batch_size, "batch_size", 1)
+    length = check_count(length, "length", 1)
+    vocab_size = check_count(vocab_size, "vocab_size", 2)
+    k = check_count(k, "k", 1 if task == "offset" else 0)
     first = k if task == "offset" else k + 1
     if length <= first:
         raise ValueError(f"length must exceed {first} for task {task!r} with k = {k}, got {length}")
@@ -166,13 +159,13 @@ class Config:
         check_choice(self.task, "task", TASKS)
         check_choice(self.scheme, "scheme", SCHEMES)
         check_base(self.base)
-        _check_int(self.k, "k", 1 if self.task == "offset" else 0)
+        check_count(self.k, "k", 1 if self.task == "offset" else 0)
         for name in ("vocab_size", "train_length"):
-            _check_int(getattr(self, name), name, 2)
+            check_count(getattr(self, name), name, 2)
         for name in ("dim", "n_heads", "n_layers", "steps", "batch_size", "eval_sequences"):
-            _check_int(getattr(self, name), name, 1)
-        _check_int(self.warmup, "warmup", 0)
-        _check_int(self.seed, "seed", 0)
+            check_count(getattr(self, name), name, 1)
+        check_count(self.warmup, "warmup", 0)
+        check_count(self.seed, "seed", 0)
         if not (isinstance(self.lr, numbers.Real) and 0 < self.lr < 1):
             raise ValueError(f"lr must be a real number in (0, 1), got {self.lr!r}")
         multiples = tuple(self.test_multiples)
@@ -279,7 +272,7 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
     position ``t`` has no target). The sequences depend only on ``EVAL_SEED``, the task and
     ``length``, never on the model's seed.
     """
-    length = _check_int(length, "length", 2)
+    length = check_count(length, "length", 2)
     rng = np.random.default_rng([EVAL_SEED, TASKS.index(config.task), config.k, length])
     tokens, targets = make_batch(
         config.task, config.eval_sequences, length, rng, vocab_size=config.vocab_size, k=config.k
@@ -421,12 +414,34 @@ def _commit() -> str | None:
     return out.stdout.strip() + ("+uncommitted-changes" if dirty else "")
 
 
+def _cpu_model() -> str:
+    """The CPU's model name from ``/proc/cpuinfo`` (Linux), else what :mod:`platform` knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
 def hardware(device: str) -> dict[str, Any]:
-    """A description of the machine: platform, CPU, thread count, torch version and GPU if used."""
+    """A description of the machine: platform, CPU, thread count, torch version and GPU if used.
+
+    ``load_average_1min`` is the machine's load when the run started (``None`` where the OS has
+    none): a run's ``elapsed_s`` is only comparable between runs on equally idle machines.
+    """
+    try:
+        load = round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        load = None
     info = {
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
+        "cpu_model": _cpu_model(),
         "cpu_count": os.cpu_count(),
+        "load_average_1min": load,
         "torch_threads": torch.get_num_threads(),
         "python": platform.python_version(),
         "torch": torch.__version__,
@@ -477,7 +492,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if args.threads is not None:
-        torch.set_num_threads(_check_int(args.threads, "threads", 1))
+        torch.set_num_threads(check_count(args.threads, "threads", 1))
     if device == "cpu":
         torch.use_deterministic_algorithms(True)
     base = Config(
@@ -507,12 +522,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
     )
     print(f"{command}\n{len(configs)} runs on {device}", flush=True)
+    machine = hardware(device)  # before the runs: the load average is the one they started in
     started = time.perf_counter()
     runs = run_grid(configs, progress=True)
     output = {
         "command": command.strip(),
         "commit": _commit(),
-        "hardware": hardware(device),
+        "hardware": machine,
         "date": time.strftime("%Y-%m-%d"),
         "elapsed_s": round(time.perf_counter() - started, 1),
         "runs": runs,

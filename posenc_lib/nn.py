@@ -28,13 +28,12 @@ without changing dtype or device.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
-from ._validation import check_base, check_choice, check_dim
+from ._validation import check_base, check_choice, check_count, check_dim
 from .encoding import LAYOUTS, SPACINGS, angles, sinusoidal
 
 __all__ = [
@@ -59,25 +58,6 @@ SCHEMES = ("none", "learned", "sinusoidal", "rotary", "alibi")
 # --------------------------------------------------------------------------------------------
 # argument checks
 # --------------------------------------------------------------------------------------------
-
-
-def _check_positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer, got {type(value).__name__} {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
-    return int(value)
-
-
-def _check_offset(offset: object) -> int:
-    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):
-        raise TypeError(
-            f"offset must be an integer >= 0 (the position of the first token), "
-            f"got {type(offset).__name__} {offset!r}"
-        )
-    if offset < 0:
-        raise ValueError(f"offset must be an integer >= 0, got {offset}")
-    return int(offset)
 
 
 def _check_tensor(x: object, name: str, ndim: tuple[int, ...], last: int | None = None) -> Tensor:
@@ -168,7 +148,7 @@ class LearnedPositionalEmbedding(PositionScheme):
 
     def __init__(self, max_len: int, dim: int, *, dtype: torch.dtype | None = None, device=None):
         super().__init__()
-        self.max_len = _check_positive_int(max_len, "max_len")
+        self.max_len = check_count(max_len, "max_len", 1)
         self.dim = check_dim(dim)
         self.weight = nn.Parameter(
             torch.empty(self.max_len, self.dim, dtype=_resolve_dtype(dtype), device=device)
@@ -177,7 +157,7 @@ class LearnedPositionalEmbedding(PositionScheme):
 
     def embed(self, x: Tensor, offset: int = 0) -> Tensor:
         _check_tensor(x, "x", (3,), self.dim)
-        offset = _check_offset(offset)
+        offset = check_count(offset, "offset", 0)
         end = offset + x.shape[1]
         if end > self.max_len:
             raise ValueError(
@@ -252,7 +232,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
         self.base = check_base(base)
         self.layout = check_choice(layout, "layout", LAYOUTS)
         self.spacing = check_choice(spacing, "spacing", SPACINGS)
-        initial_length = _check_positive_int(initial_length, "initial_length")
+        initial_length = check_count(initial_length, "initial_length", 1)
         if not isinstance(batch_first, bool):
             raise TypeError(f"batch_first must be a bool, got {batch_first!r}")
         if not isinstance(persistent, bool):
@@ -282,15 +262,14 @@ class SinusoidalPositionalEncoding(PositionScheme):
 
     def extend(self, length: int) -> None:
         """Make sure at least ``length`` rows are cached (dtype and device unchanged)."""
-        length = _check_positive_int(length, "length")
+        length = check_count(length, "length", 1)
         if length > self.table.shape[0]:
             self._grow(length)
 
     def encoding(self, length: int, offset: int = 0) -> Tensor:
         """Rows ``offset … offset + length - 1`` of the table, shape (length, dim)."""
-        if isinstance(length, bool) or not isinstance(length, numbers.Integral) or length < 0:
-            raise ValueError(f"length must be an integer >= 0, got {length!r}")
-        offset = _check_offset(offset)
+        length = check_count(length, "length", 0)
+        offset = check_count(offset, "offset", 0)
         end = offset + int(length)
         if end > self.table.shape[0]:
             self._grow(end)
@@ -364,7 +343,7 @@ class RotaryEmbedding(PositionScheme):
         super().__init__()
         self.head_dim = check_dim(head_dim)
         self.base = check_base(base)
-        initial_length = _check_positive_int(initial_length, "initial_length")
+        initial_length = check_count(initial_length, "initial_length", 1)
         cos, sin = self._compute(
             initial_length, _resolve_dtype(dtype), torch.device(device or "cpu")
         )
@@ -392,7 +371,7 @@ class RotaryEmbedding(PositionScheme):
     def rotate_one(self, x: Tensor, offset: int = 0) -> Tensor:
         """Rotate ``x`` (..., length, head_dim): pair i at position m = offset + t by m θ_i."""
         _check_tensor(x, "x", (2, 3, 4), self.head_dim)
-        offset = _check_offset(offset)
+        offset = check_count(offset, "offset", 0)
         end = offset + x.shape[-2]
         if end > self.cos.shape[0]:
             self._grow(end)
@@ -414,7 +393,7 @@ def alibi_slopes(n_heads: int) -> list[float]:
     largest power of two below :math:`n`, then the first :math:`n - 2^{\lfloor\log_2 n\rfloor}` of
     every other slope (the 1st, 3rd, …) of the :math:`2^{\lfloor\log_2 n\rfloor + 1}` sequence.
     """
-    n = _check_positive_int(n_heads, "n_heads")
+    n = check_count(n_heads, "n_heads", 1)
 
     def power_of_two(count: int) -> list[float]:
         return [2.0 ** (-8.0 * h / count) for h in range(1, count + 1)]
@@ -438,7 +417,7 @@ class ALiBi(PositionScheme):
 
     def __init__(self, n_heads: int):
         super().__init__()
-        self.n_heads = _check_positive_int(n_heads, "n_heads")
+        self.n_heads = check_count(n_heads, "n_heads", 1)
         self.register_buffer(
             "slopes",
             torch.tensor(alibi_slopes(self.n_heads), dtype=torch.float64),
@@ -456,9 +435,9 @@ class ALiBi(PositionScheme):
         dtype=None,
     ) -> Tensor:
         """Bias (heads, q_len, k_len); queries sit at ``offset + t``, keys at ``0 … k_len-1``."""
-        q_len = _check_positive_int(q_len, "q_len")
-        k_len = _check_positive_int(k_len, "k_len")
-        offset = _check_offset(offset)
+        q_len = check_count(q_len, "q_len", 1)
+        k_len = check_count(k_len, "k_len", 1)
+        offset = check_count(offset, "offset", 0)
         device = self.slopes.device if device is None else device
         q_pos = torch.arange(offset, offset + q_len, device=device, dtype=torch.float64)
         k_pos = torch.arange(k_len, device=device, dtype=torch.float64)
@@ -484,7 +463,7 @@ def make_scheme(
     """
     check_choice(name, "scheme", SCHEMES)
     dim = check_dim(dim)
-    n_heads = _check_positive_int(n_heads, "n_heads")
+    n_heads = check_count(n_heads, "n_heads", 1)
     if dim % n_heads:
         raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
     if name == "none":
@@ -518,10 +497,22 @@ class SelfAttention(nn.Module):
     def __init__(self, dim: int, n_heads: int, scheme: PositionScheme, *, causal: bool = True):
         super().__init__()
         self.dim = check_dim(dim)
-        self.n_heads = _check_positive_int(n_heads, "n_heads")
+        self.n_heads = check_count(n_heads, "n_heads", 1)
         if self.dim % self.n_heads:
             raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
         self.head_dim = self.dim // self.n_heads
+        if not isinstance(scheme, PositionScheme):
+            raise TypeError(f"scheme must be a PositionScheme, got {type(scheme).__name__}")
+        if isinstance(scheme, RotaryEmbedding) and scheme.head_dim != self.head_dim:
+            raise ValueError(
+                f"the rotary scheme has head_dim = {scheme.head_dim} but dim / n_heads = "
+                f"{self.head_dim}; build it with RotaryEmbedding({self.head_dim})"
+            )
+        if isinstance(scheme, ALiBi) and scheme.n_heads != self.n_heads:
+            raise ValueError(
+                f"the ALiBi scheme has n_heads = {scheme.n_heads} slopes but the attention has "
+                f"n_heads = {self.n_heads}; build it with ALiBi({self.n_heads})"
+            )
         self.scheme = scheme
         self.causal = bool(causal)
         self.qkv = nn.Linear(self.dim, 3 * self.dim)
@@ -605,11 +596,11 @@ class TinyTransformer(nn.Module):
         mlp_ratio: int = 4,
     ):
         super().__init__()
-        self.vocab_size = _check_positive_int(vocab_size, "vocab_size")
+        self.vocab_size = check_count(vocab_size, "vocab_size", 1)
         self.dim = check_dim(dim)
-        self.n_heads = _check_positive_int(n_heads, "n_heads")
-        self.n_layers = _check_positive_int(n_layers, "n_layers")
-        mlp_ratio = _check_positive_int(mlp_ratio, "mlp_ratio")
+        self.n_heads = check_count(n_heads, "n_heads", 1)
+        self.n_layers = check_count(n_layers, "n_layers", 1)
+        mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
         if not isinstance(causal, bool):
             raise TypeError(f"causal must be a bool, got {causal!r}")
         if isinstance(scheme, str):
@@ -623,6 +614,11 @@ class TinyTransformer(nn.Module):
             )
         if self.dim % self.n_heads:
             raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+        if getattr(scheme, "dim", self.dim) != self.dim:  # learned and sinusoidal tables
+            raise ValueError(
+                f"the {scheme.name} scheme has dim = {scheme.dim}, "
+                f"but the model has dim = {self.dim}"
+            )
         self.causal = causal
         self.scheme = scheme
         self.token_embedding = nn.Embedding(self.vocab_size, self.dim)
@@ -640,7 +636,7 @@ class TinyTransformer(nn.Module):
             raise TypeError(
                 f"tokens must be an integer tensor (int64 or int32), got {tokens.dtype}"
             )
-        offset = _check_offset(offset)
+        offset = check_count(offset, "offset", 0)
         x = self.scheme.embed(self.token_embedding(tokens), offset)
         for block in self.blocks:
             x = block(x, offset)

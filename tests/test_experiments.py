@@ -209,23 +209,77 @@ def test_run_and_summarize():
     assert row["accuracy"]["16"]["min"] == values.min()
 
 
+def _fake_run(task: str, scheme: str, seed: int, accuracy: dict[str, float]) -> dict:
+    config = ex.Config(task=task, scheme=scheme, seed=seed)
+    return {"config": dataclasses.asdict(config), "label": config.label, "accuracy": accuracy}
+
+
+def test_summarize_by_hand():
+    results = [
+        _fake_run("offset", "alibi", 0, {"16": 0.5, "64": 0.25}),
+        _fake_run("index", "alibi", 0, {"16": 1.0, "64": 1.0}),
+        _fake_run("offset", "alibi", 1, {"16": 0.7, "64": 0.25}),
+        _fake_run("offset", "alibi", 2, {"16": 0.9, "64": 0.25}),
+    ]
+    offset, index = ex.summarize(results)  # grouped by (task, label), in order of first appearance
+    assert (offset["task"], offset["label"], offset["seeds"]) == ("offset", "alibi", 3)
+    assert (index["task"], index["seeds"]) == ("index", 1)
+    # 0.5, 0.7, 0.9: mean 0.7, sample standard deviation sqrt((0.04 + 0 + 0.04) / 2) = 0.2
+    assert offset["accuracy"]["16"] == pytest.approx(
+        {"mean": 0.7, "std": 0.2, "min": 0.5, "max": 0.9}
+    )
+    assert offset["accuracy"]["64"] == {"mean": 0.25, "std": 0.0, "min": 0.25, "max": 0.25}
+    assert index["accuracy"]["16"]["std"] == 0.0  # one run: no spread
+
+
+def test_evaluate_bad_length():
+    with pytest.raises(ValueError, match="length must be an integer >= 2"):
+        ex.evaluate(_Constant(), ex.Config(), 1)
+    with pytest.raises(TypeError, match="length"):
+        ex.evaluate(_Constant(), ex.Config(), 8.0)
+    with pytest.raises(ValueError, match="length must exceed 3"):
+        ex.evaluate(_Constant(), ex.Config(task="index", k=2), 3)
+
+
 def test_run_rejects_a_non_config():
     with pytest.raises(TypeError, match="Config"):
         ex.run({"task": "offset"})
 
 
-def test_command_line_writes_a_labelled_results_file(tmp_path, capsys):
+@pytest.fixture
+def restore_threads():
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_command_line_writes_a_labelled_results_file(
+    tmp_path, capsys, deterministic, restore_threads
+):
     out = tmp_path / "res.json"
     argv = [
         "--tasks", "index", "--schemes", "none", "alibi", "--seeds", "0",
         "--dim", "16", "--heads", "4", "--steps", "3", "--warmup", "1",
-        "--train-length", "8", "--eval-sequences", "4", "--device", "cpu", "--out", str(out),
+        "--train-length", "8", "--eval-sequences", "4", "--device", "cpu", "--threads", "1",
+        "--out", str(out),
     ]  # fmt: skip
     ex.main(argv)
     data = json.loads(out.read_text())
     assert data["command"].startswith("python -m posenc_lib.experiments --tasks index")
     assert "commit" in data and data["hardware"]["device"] == "cpu"
     assert data["hardware"]["torch"] == torch.__version__
+    assert data["hardware"]["torch_threads"] == 1
+    assert isinstance(data["hardware"]["cpu_model"], str) and data["hardware"]["cpu_model"]
     assert [r["label"] for r in data["runs"]] == ["none", "alibi"]
     assert len(data["summary"]) == 2
     assert "wrote" in capsys.readouterr().out
+
+
+def test_command_line_bad_arguments(tmp_path, deterministic, restore_threads):
+    with pytest.raises(ValueError, match="threads must be an integer >= 1"):
+        ex.main(["--threads", "0", "--out", str(tmp_path / "x.json")])
+    with pytest.raises(ValueError, match="train_length"):
+        ex.main(["--train-length", "1", "--device", "cpu", "--out", str(tmp_path / "x.json")])
+    with pytest.raises(SystemExit):  # argparse: not one of the choices
+        ex.main(["--schemes", "t5"])
+    assert not (tmp_path / "x.json").exists()

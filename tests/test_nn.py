@@ -433,6 +433,8 @@ def test_transformer_bad_arguments():
         TinyTransformer(0, 8, 2, 1, "none")
     with pytest.raises(TypeError, match="causal"):
         TinyTransformer(5, 8, 2, 1, "none", causal="yes")
+    with pytest.raises(TypeError, match="PositionScheme"):
+        SelfAttention(8, 2, "rotary")
     model = TinyTransformer(5, 8, 2, 1, "none")
     with pytest.raises(TypeError, match="integer tensor"):
         model(torch.zeros(2, 3))
@@ -440,3 +442,29 @@ def test_transformer_bad_arguments():
         model(torch.zeros(3, dtype=torch.int64))
     with pytest.raises(ValueError, match="offset"):
         model(torch.zeros(1, 3, dtype=torch.int64), offset=-1)
+
+
+def test_transformer_refuses_a_scheme_instance_of_the_wrong_size():
+    # dim 16 with 4 heads: head dimension 4
+    with pytest.raises(ValueError, match=r"head_dim = 8 but dim / n_heads = 4"):
+        TinyTransformer(5, 16, 4, 1, RotaryEmbedding(8))
+    with pytest.raises(ValueError, match=r"n_heads = 2 slopes .* n_heads = 4"):
+        TinyTransformer(5, 16, 4, 1, ALiBi(2))
+    with pytest.raises(ValueError, match=r"dim = 8, but the model has dim = 16"):
+        TinyTransformer(5, 16, 4, 1, SinusoidalPositionalEncoding(8))
+    with pytest.raises(ValueError, match=r"dim = 32, but the model has dim = 16"):
+        TinyTransformer(5, 16, 4, 1, LearnedPositionalEmbedding(10, 32))
+    # instances of the right size are used as given
+    rotary = RotaryEmbedding(4, base=100.0)
+    model = TinyTransformer(5, 16, 4, 1, rotary)
+    assert model.scheme is rotary and model.blocks[0].attn.scheme is rotary
+    assert model(torch.zeros(1, 6, dtype=torch.int64)).shape == (1, 6, 5)
+
+
+def test_sinusoidal_encoding_length_must_be_an_integer():
+    module = SinusoidalPositionalEncoding(8)
+    with pytest.raises(TypeError, match="length must be an integer >= 0"):
+        module.encoding(2.5)
+    with pytest.raises(TypeError, match="length"):
+        module.encoding(True)
+    assert module.encoding(0).shape == (0, 8)
