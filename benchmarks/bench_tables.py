@@ -17,17 +17,23 @@ one run and one process) and measure the peak extra memory and the accuracy of:
   and writing the memory, a floor no generator can beat.
 
 Then the forward overhead of :class:`posenc_lib.nn.SinusoidalPositionalEncoding` against adding a
-precomputed buffer slice. Results go to ``benchmarks/results/bench_tables.json`` (chapter 8
-displays them) and a ratio table is printed.
+precomputed buffer slice. A ratio table is printed, and the results (with the hardware, the
+versions and the load average at the start and the end of the run) are written to
+``posenc_lib/data/bench_tables.json``. The file ships inside the package because chapter 8
+displays it: the chapter reads it with :mod:`importlib.resources`, so it works the same in a
+checkout, an installed wheel and Colab, with no network. The chapter's printed numbers come from
+that file, so after a new run re-execute the chapter
+(``make execute NB=notebooks/08_engineering.ipynb``) before committing both.
+
+Run it with ``python -m benchmarks tables`` (``make bench`` runs every benchmark), or
+``python -m benchmarks.bench_tables --quick`` for a smoke test that writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import platform
 import statistics
 import sys
 import time
@@ -37,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 import posenc_lib as pe
+from benchmarks._common import hardware, write_results
 from posenc_lib import tables
 
 SIZES = ((2048, 512), (32768, 1024), (131072, 1024))
@@ -44,7 +51,9 @@ QUICK_SIZES = ((256, 64), (2048, 128))
 DTYPES = ("float32", "float64")
 TARGET_SIZE = (32768, 1024)
 TARGETS = {"textbook_numpy": 10.0, "pytorch_tutorial": 3.0, "fill_floor_within": 5.0}
-RESULTS = Path(__file__).resolve().parent / "results" / "bench_tables.json"
+#: Where a full run writes its results: the package data of the checkout's ``posenc_lib`` (not of
+#: an installed copy), shipped in the wheel and read by chapter 8 with importlib.resources.
+RESULTS = Path(__file__).resolve().parent.parent / "posenc_lib" / "data" / "bench_tables.json"
 #: Sampled entries per size for the accuracy column (mpmath reference).
 ACCURACY_SAMPLES = 600
 
@@ -175,36 +184,21 @@ def to_numpy(table: object) -> np.ndarray:
     return table.numpy()  # a torch tensor
 
 
-def hardware() -> dict[str, object]:
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        model = platform.processor() or "unknown"
-    info: dict[str, object] = {
-        "cpu_model": model,
-        "logical_cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "posenc_lib": pe.__version__,
-    }
+def torch_info() -> dict[str, object]:
+    """The torch version and its intra-op thread count (the tutorial baseline runs on them)."""
     try:
         import torch
-
-        info["torch"] = torch.__version__
-        info["torch_threads"] = torch.get_num_threads()
     except ImportError:  # pragma: no cover - torch is in the book environment
-        info["torch"] = None
+        return {"torch": None, "torch_threads": None}
+    return {"torch": torch.__version__, "torch_threads": torch.get_num_threads()}
+
+
+def load_average() -> float | None:
+    """The 1-minute load average now, rounded (None where the platform has none)."""
     try:
-        info["load_average_1min_at_start"] = round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover
-        info["load_average_1min_at_start"] = None
-    return info
+        return round(os.getloadavg()[0], 2)
+    except OSError:  # pragma: no cover - no load average on this platform
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,11 +409,12 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
 
     started = time.perf_counter()
     print(f"bench_tables: sizes {list(sizes)}, dtypes {list(DTYPES)}", flush=True)
-    info = hardware()
+    info = hardware(**torch_info())
     rows = bench_generation(sizes, min_repeats, max_repeats, budget_s)
     ratio_rows = ratios(rows)
     target = targets(ratio_rows, rows)
     module = bench_module(args.quick)
+    info["load_average_1min_at_end"] = load_average()
     result = {
         "benchmark": "bench_tables",
         "hardware": info,
@@ -441,12 +436,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "total_wall_s": time.perf_counter() - started,
     }
     print_table(ratio_rows, target, module)
+    print(
+        f"\nload average (1 min) {info['load_average_1min_at_start']} at the start, "
+        f"{info['load_average_1min_at_end']} at the end, on {info['logical_cpus']} logical CPUs"
+    )
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        temporary = output.with_suffix(".tmp")
-        temporary.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        os.replace(temporary, output)
-        print(f"\nwrote {output} in {result['total_wall_s']:.0f} s")
+        write_results(result, output)
+        print(f"wrote {output} in {result['total_wall_s']:.0f} s")
     return result
 
 

@@ -18,10 +18,8 @@ from ._validation import (
     check_base,
     check_choice,
     check_dim,
-    check_float_dtype,
     check_positions,
     check_real_array,
-    check_table_size,
 )
 
 #: Coordinate layouts of one encoding vector.
@@ -122,25 +120,16 @@ def sinusoidal(
     unevenly spaced) use the direct method, one float64 sine and cosine per entry
     (:func:`posenc_lib.tables.sinusoidal_direct`).
     """
-    dim = check_dim(dim)
-    check_choice(layout, "layout", LAYOUTS)
-    out_dtype = check_float_dtype(dtype)
-    from .tables import _fill_progression, _refuse_huge_length, integer_progression
+    from .tables import _fill_direct, _fill_progression, _new_table, integer_progression
 
-    _refuse_huge_length(positions, dim, max(out_dtype.itemsize, 8), max_bytes)
-    pos = check_positions(positions)
-    check_table_size(pos.size, dim, max(out_dtype.itemsize, 8), max_bytes)
     theta = frequencies(dim, base, spacing)
-    table = np.empty((pos.size, dim), dtype=out_dtype)
-    sin_slot, cos_slot = _slots(dim, layout)
-
-    progression = integer_progression(pos) if pos.size * dim >= FAST_MIN_ENTRIES else None
+    pos, table = _new_table(positions, dim, layout, dtype, max_bytes)
+    slots = _slots(table.shape[1], layout)
+    progression = integer_progression(pos) if table.size >= FAST_MIN_ENTRIES else None
     if progression is not None:
-        _fill_progression(table, progression[0], progression[1], theta, sin_slot, cos_slot)
-        return table
-    phase = np.multiply.outer(pos, theta)
-    table[:, sin_slot] = np.sin(phase)
-    table[:, cos_slot] = np.cos(phase)
+        _fill_progression(table, progression[0], progression[1], theta, *slots)
+    else:
+        _fill_direct(table, pos, theta, *slots)
     return table
 
 

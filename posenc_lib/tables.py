@@ -15,6 +15,10 @@ sine or cosine per entry. Positions are split as :math:`m = c + q + r` with a co
 cosines are evaluated directly (in float64) only for the few distinct coarse parts, block starts and
 offsets; every table entry then costs two multiplications and one addition, written block by block
 straight into the output array, so the temporaries stay in the CPU cache and memory stays bounded.
+The step is done as one complex multiplication per pair: with
+:math:`w_m = \sin m\theta_i + i\cos m\theta_i`, the identities above read
+:math:`w_{a+r} = w_a\,e^{-ir\theta_i}` (chapter 4's :math:`e^{im\theta}`, conjugated and turned by
+:math:`i`), so numpy does the two products and the sum of each entry in one pass.
 
 Accuracy (proved in chapter 8 and asserted by ``tests/test_tables.py``). Let
 :math:`M = |s| + |t|\,(L-1)` bound the positions and :math:`\varepsilon = 2^{-52}`.
@@ -24,7 +28,8 @@ Accuracy (proved in chapter 8 and asserted by ``tests/test_tables.py``). Let
   evaluation has: rounding the angle :math:`m\theta_i` (and :math:`\theta_i` itself) to float64
   moves it by about :math:`m\theta_i\varepsilon`.
 * float32 output: the combination is done in float32 on float32-rounded factors and clipped to
-  :math:`[-1, 1]`; the error is at most :data:`FLOAT32_COMBINE_BOUND`
+  :math:`[-1, 1]` (numpy may fuse one product into the sum, which removes a rounding and keeps
+  the bound); the error is at most :data:`FLOAT32_COMBINE_BOUND`
   :math:`= (3 + 2\sqrt 2)\,2^{-25} \approx 1.74\times 10^{-7}` plus three times the float64 bound.
 """
 
@@ -44,9 +49,11 @@ from ._validation import (
     DEFAULT_MAX_BYTES,
     check_base,
     check_choice,
+    check_count,
     check_dim,
     check_float_dtype,
     check_positions,
+    check_real_array,
     check_table_size,
 )
 from .encoding import LAYOUTS, SPACINGS, _slots, frequencies
@@ -62,8 +69,9 @@ MAX_EXACT_POSITION = 2**52
 _BLOCK_BYTES = 512 * 1024
 #: Target size in bytes of the slice of output rows combined by one ufunc call.
 _CHUNK_BYTES = 512 * 1024
-#: Tables with at least this many entries are filled by several threads.
-_THREAD_MIN_ENTRIES = 1 << 20
+#: Tables with at least this many entries are filled by several threads (below it, starting the
+#: threads costs more than they save: measured on the benchmark machine of chapter 8).
+_THREAD_MIN_ENTRIES = 1 << 24
 #: Most threads used for one table (set to 1 for single-threaded generation).
 MAX_THREADS = 4
 
@@ -84,8 +92,11 @@ def float64_bound(max_position: float) -> float:
     in total, with :math:`\theta_i \le 1`); the second covers the evaluation of sine and cosine
     and the two angle-addition steps of :func:`sinusoidal_range`.
     """
+    if np.ndim(max_position) != 0:
+        raise TypeError(f"max_position must be a real scalar, got shape {np.shape(max_position)}")
+    reach = abs(float(check_real_array(max_position, "max_position")))
     eps = float(np.finfo(np.float64).eps)
-    return 2.5 * eps * abs(float(max_position)) + 16.0 * eps
+    return 2.5 * eps * reach + 16.0 * eps
 
 
 def error_bound(max_position: float, dtype: DTypeLike = np.float64) -> float:
@@ -136,6 +147,31 @@ def _refuse_huge_length(positions: object, dim: int, itemsize: int, max_bytes: i
             check_table_size(int(positions), dim, itemsize, max_bytes)
 
 
+def _as_slice(index: np.ndarray) -> slice | np.ndarray:
+    """``index`` as an equivalent basic slice when it is an increasing arithmetic progression.
+
+    Every layout's sine and cosine columns are such progressions (``0::2``, ``1::2``, ``:d/2``,
+    ``d/2:``). Assigning through a slice writes a strided view; assigning through an index array
+    is a gather-scatter that is tens of times slower on the factor arrays of a block.
+    """
+    idx = np.asarray(index)
+    if idx.ndim != 1 or idx.size == 0:
+        return idx
+    step = int(idx[1] - idx[0]) if idx.size > 1 else 1
+    if step < 1 or not np.array_equal(idx, idx[0] + step * np.arange(idx.size)):
+        return idx
+    return slice(int(idx[0]), int(idx[-1]) + 1, step)
+
+
+def _is_interleaved(sin_slot: np.ndarray | slice, cos_slot: np.ndarray | slice) -> bool:
+    """Whether the slots are the interleaved layout's ``0::2`` (sines) and ``1::2`` (cosines)."""
+    return (
+        isinstance(sin_slot, slice)
+        and isinstance(cos_slot, slice)
+        and (sin_slot.start, sin_slot.step, cos_slot.start, cos_slot.step) == (0, 2, 1, 2)
+    )
+
+
 def _sin_cos(positions: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Direct float64 sin and cos of the angles ``positions[:, None] * theta``."""
     phase = np.multiply.outer(positions.astype(np.float64), theta)
@@ -151,12 +187,19 @@ def block_plan(
     :math:`r < B`). Sines and cosines are evaluated directly for ``direct_rows``
     :math:`= B + G + \lceil n_{\mathrm{blocks}}/G \rceil` positions (each for all :math:`d/2`
     pairs) instead of ``count``; every other entry costs two multiplications and an addition.
+    By default :math:`B` is the number of rows whose factors take about 512 KiB (a core's L2
+    cache), but at most :math:`\lfloor\sqrt{L}\rfloor`, so that the directly evaluated rows stay
+    a small part of a small table.
     """
+    count = check_count(count, "count", 0)
+    dim = check_dim(dim)
+    if block is not None:
+        block = check_count(block, "block", 1)
     compute = (
         np.dtype(np.float32) if check_float_dtype(dtype).itemsize <= 4 else np.dtype(np.float64)
     )
     if block is None:
-        block = max(1, _BLOCK_BYTES // (dim * compute.itemsize))
+        block = max(1, min(_BLOCK_BYTES // (dim * compute.itemsize), math.isqrt(count)))
     rows = int(max(1, min(count, block)))  # B: rows per block
     n_blocks = -(-count // rows) if count else 0
     group = math.isqrt(n_blocks - 1) + 1 if n_blocks > 1 else 1  # G ~ sqrt(n_blocks)
@@ -176,53 +219,60 @@ def _fill_progression(
     start: int,
     step: int,
     theta: np.ndarray,
-    sin_slot: np.ndarray,
-    cos_slot: np.ndarray,
+    sin_slot: np.ndarray | slice,
+    cos_slot: np.ndarray | slice,
     block: int | None = None,
 ) -> None:
-    """Fill ``out[k] = p_{start + k*step}`` by angle addition (see the module docstring)."""
+    r"""Fill ``out[k] = p_{start + k*step}`` by angle addition (see the module docstring).
+
+    Each pair is handled as the complex number :math:`w = \sin m\theta_i + i\cos m\theta_i`, so
+    that :math:`w_{a+r} = w_a\,e^{-ir\theta_i}`: the rotation (chapter 8) is one complex
+    multiplication, two real products and one sum per entry, done by a single ufunc pass. The
+    products are those of :math:`P \odot U + Q \odot V`; numpy may fuse one of them into the sum
+    (a fused multiply-add), which only removes a rounding. Every layout is computed by the same
+    operations (the interleaved one in place, the others through a staging block and exact
+    copies), so the layouts of one table are exact permutations of one another.
+    """
     count, dim = out.shape
     if count == 0:
         return
+    sin_slot, cos_slot = _as_slice(sin_slot), _as_slice(cos_slot)
     plan = block_plan(count, dim, out.dtype, block)
     compute = np.dtype(plan["compute_dtype"])
-    direct_write = out.dtype == compute and out.flags.c_contiguous
+    complex_type = np.result_type(compute, np.complex64)  # complex64 or complex128
+    # The interleaved layout in the compute dtype is written in place, viewed as complex numbers.
+    in_place = (
+        out.dtype == compute and out.flags.c_contiguous and _is_interleaved(sin_slot, cos_slot)
+    )
     rows, group, n_blocks, n_groups = (
         plan["block"],
         plan["group"],
         plan["n_blocks"],
         plan["n_groups"],
     )
+    half = dim // 2
     per_call = max(1, min(group, _CHUNK_BYTES // (rows * dim * compute.itemsize)))
 
-    # Offsets r = step * k, k < B: the rotation factors U, V in the output layout.
+    # Offsets r = step * k, k < B: the rotation factors exp(-i r theta_i), rounded to compute.
     fine_s, fine_c = _sin_cos(step * np.arange(rows, dtype=np.int64), theta)
-    u = np.empty((rows, dim), dtype=compute)
-    v = np.empty((rows, dim), dtype=compute)
-    u[:, sin_slot] = fine_c
-    u[:, cos_slot] = fine_c
-    v[:, sin_slot] = fine_s
-    v[:, cos_slot] = -fine_s
+    factor = np.empty((rows, half), dtype=complex_type)
+    factor.real = fine_c
+    factor.imag = -fine_s
     # Block starts inside a group: step * B * l, l < G (float64).
     mid_s, mid_c = _sin_cos(step * rows * np.arange(group, dtype=np.int64), theta)
 
     def fill_groups(g_begin: int, g_end: int) -> None:
         """Fill the rows of groups ``g_begin .. g_end - 1`` (own buffers: safe in a thread)."""
-        p = np.empty((group, dim), dtype=compute)
-        q = np.empty((group, dim), dtype=compute)
-        tmp = np.empty((per_call, rows, dim), dtype=compute)
-        stage = None if direct_write else np.empty((per_call, rows, dim), dtype=compute)
+        starts = np.empty((group, half), dtype=complex_type)
+        stage = None if in_place else np.empty((per_call, rows, half), dtype=complex_type)
         for g in range(g_begin, g_end):
             first_block = g * group
             n_here = min(group, n_blocks - first_block)
             coarse = np.array([start + step * rows * first_block], dtype=np.float64)
             cs, cc = _sin_cos(coarse, theta)
-            start_sin = cs * mid_c[:n_here] + cc * mid_s[:n_here]
-            start_cos = cc * mid_c[:n_here] - cs * mid_s[:n_here]
-            p[:n_here, sin_slot] = start_sin
-            p[:n_here, cos_slot] = start_cos
-            q[:n_here, sin_slot] = start_cos
-            q[:n_here, cos_slot] = start_sin
+            # w of each block start, from the group start and the in-group offsets (float64).
+            starts.real[:n_here] = cs * mid_c[:n_here] + cc * mid_s[:n_here]
+            starts.imag[:n_here] = cc * mid_c[:n_here] - cs * mid_s[:n_here]
             for b0 in range(0, n_here, per_call):
                 nb = min(per_call, n_here - b0)
                 row0 = (first_block + b0) * rows
@@ -234,17 +284,17 @@ def _fill_progression(
                 for k0, k1, r in pieces:
                     a0 = row0 + k0 * rows
                     a1 = a0 + (k1 - k0) * r
-                    if direct_write:
-                        target = out[a0:a1].reshape(k1 - k0, r, dim)
+                    if in_place:
+                        target = out[a0:a1].reshape(k1 - k0, r, dim).view(complex_type)
                     else:
                         target = stage[: k1 - k0, :r]  # type: ignore[index]
-                    scratch = tmp[: k1 - k0, :r]
-                    np.multiply(u[None, :r], p[b0 + k0 : b0 + k1, None, :], out=target)
-                    np.multiply(v[None, :r], q[b0 + k0 : b0 + k1, None, :], out=scratch)
-                    np.add(target, scratch, out=target)
-                    np.clip(target, -1.0, 1.0, out=target)
-                    if not direct_write:
-                        out[a0:a1] = target.reshape(-1, dim)
+                    np.multiply(factor[None, :r], starts[b0 + k0 : b0 + k1, None, :], out=target)
+                    floats = target.view(compute)
+                    np.clip(floats, -1.0, 1.0, out=floats)
+                    if not in_place:
+                        flat = target.reshape(-1, half)
+                        out[a0:a1, sin_slot] = flat.real
+                        out[a0:a1, cos_slot] = flat.imag
 
     # numpy releases the GIL inside ufunc loops, so large tables are split between threads; each
     # entry is computed by the same operations whatever the split, so the result is identical.
@@ -312,7 +362,8 @@ def sinusoidal_range(
     max_bytes
         Refuse to build a table larger than this (default 2 GiB).
     block
-        Rows per block ``B`` (default: chosen so a block of factors is about 512 KiB).
+        Rows per block ``B`` (default: a block of factors of about 512 KiB, at most
+        :math:`\sqrt{L}` rows; see :func:`block_plan`).
 
     Returns
     -------
@@ -364,18 +415,41 @@ def sinusoidal_direct(
     :func:`posenc_lib.sinusoidal` uses for positions that are not an integer progression
     (fractional positions, arbitrary arrays). Arguments as in :func:`posenc_lib.sinusoidal`.
     """
+    theta = frequencies(dim, base, spacing)
+    pos, table = _new_table(positions, dim, layout, dtype, max_bytes)
+    _fill_direct(table, pos, theta, *_slots(table.shape[1], layout))
+    return table
+
+
+def _new_table(
+    positions: ArrayLike | int, dim: int, layout: str, dtype: DTypeLike, max_bytes: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Check the arguments every table builder shares; return (float64 positions, empty table).
+
+    The size limit is applied to the float64 working arrays (at least 8 bytes an entry), and for
+    an int length before the positions are materialized.
+    """
     dim = check_dim(dim)
     check_choice(layout, "layout", LAYOUTS)
     out_dtype = check_float_dtype(dtype)
-    _refuse_huge_length(positions, dim, max(out_dtype.itemsize, 8), max_bytes)
+    itemsize = max(out_dtype.itemsize, 8)
+    _refuse_huge_length(positions, dim, itemsize, max_bytes)
     pos = check_positions(positions)
-    check_table_size(pos.size, dim, max(out_dtype.itemsize, 8), max_bytes)
-    sin_part, cos_part = _sin_cos(pos, frequencies(dim, base, spacing))
-    table = np.empty((pos.size, dim), dtype=out_dtype)
-    sin_slot, cos_slot = _slots(dim, layout)
-    table[:, sin_slot] = sin_part
-    table[:, cos_slot] = cos_part
-    return table
+    check_table_size(pos.size, dim, itemsize, max_bytes)
+    return pos, np.empty((pos.size, dim), dtype=out_dtype)
+
+
+def _fill_direct(
+    out: np.ndarray,
+    positions: np.ndarray,
+    theta: np.ndarray,
+    sin_slot: np.ndarray,
+    cos_slot: np.ndarray,
+) -> None:
+    """``out[k] = p_{positions[k]}`` by the direct method (float64 angles, sin and cos)."""
+    sin_part, cos_part = _sin_cos(positions, theta)
+    out[:, _as_slice(sin_slot)] = sin_part
+    out[:, _as_slice(cos_slot)] = cos_part
 
 
 def reference_entries(
@@ -515,7 +589,7 @@ def framework_rows(convention: str, seq_len: int, *, padding_idx: int = 1) -> np
     ``padding_idx + 1 + t`` for fairseq (its ``make_positions``), ``t`` for the others.
     """
     check_choice(convention, "convention", tuple(CONVENTIONS))
-    if isinstance(seq_len, bool) or not isinstance(seq_len, int | np.integer) or seq_len < 0:
-        raise ValueError(f"seq_len must be an integer >= 0, got {seq_len!r}")
+    seq_len = check_count(seq_len, "seq_len", 0)
+    padding_idx = check_count(padding_idx, "padding_idx", 0)
     offset = padding_idx + 1 if CONVENTIONS[convention]["padding_row"] else 0
     return offset + np.arange(int(seq_len))

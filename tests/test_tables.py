@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -58,6 +59,23 @@ def test_public_sinusoidal_fast_path_accuracy(layout, spacing):
     assert error <= T.error_bound(count - 1, np.float32) <= 2e-7
 
 
+@pytest.mark.parametrize(("dtype", "target"), [(np.float32, 2e-7), (np.float64, 1e-9)])
+def test_public_sinusoidal_meets_accuracy_targets_up_to_a_million(dtype, target):
+    # Both methods behind pe.sinusoidal, at positions reaching 10**6: an integer progression
+    # (angle addition) and fractional positions (direct float64 sin/cos, then rounded to dtype).
+    dim = 64
+    progression = np.arange(10**6 - 4999, 10**6 + 1)
+    fractional = np.linspace(0.0, 10**6, 5001) + 0.25
+    fractional[-1] = 10**6
+    assert T.integer_progression(progression) is not None
+    assert T.integer_progression(fractional) is None
+    for positions in (progression, fractional):
+        table = pe.sinusoidal(positions, dim, dtype=dtype)
+        rows, pairs = _sample(positions.size, dim, 300, seed=11)
+        error = T.sampled_error(table, positions, rows, pairs)
+        assert error <= T.error_bound(10**6, dtype) <= target, (error, target)
+
+
 def test_float64_floor_grows_with_position_but_stays_within_bound():
     # At m ~ 1e7 the float64 angle floor (~ m * eps) dominates; the bound must still hold.
     start, count, dim = 10**7 - 2000, 2001, 16
@@ -80,6 +98,15 @@ def test_reference_entries_known_values():
     s2, c2 = T.reference_entries(2e4, 2, 6, spacing="i/(d/2-1)")
     assert abs(float(s2) - math.sin(2.0)) < 2e-16
     assert abs(float(c2) - math.cos(2.0)) < 2e-16
+
+
+def test_reference_entries_at_large_positions_match_libm():
+    # dim = 4: theta_1 = 10000**(-1/2) = 0.01 exactly, so m = 10**6 and 10**7 give the exactly
+    # representable angles 10**4 and 10**5, whose float64 sin/cos from libm are within 1 ulp.
+    s, c = T.reference_entries(np.array([1e6, 1e7]), np.array([1, 1]), 4)
+    for got_s, got_c, angle in zip(s, c, (1e4, 1e5), strict=True):
+        assert abs(got_s - math.sin(angle)) <= 2.3e-16
+        assert abs(got_c - math.cos(angle)) <= 2.3e-16
 
 
 def test_reference_entries_rejects_bad_input():
@@ -274,6 +301,50 @@ def test_sinusoidal_range_rejects_bad_arguments(kwargs, error, match):
         T.sinusoidal_range(**arguments)
 
 
+def test_block_plan_of_the_largest_benchmark_table():
+    # float32 factors: B = 512 KiB / (1024 * 4 bytes) = 128 rows; 131072 / 128 = 1024 blocks in
+    # G = isqrt(1023) + 1 = 32 groups of 32: 128 + 32 + 32 = 192 directly evaluated rows.
+    plan = T.block_plan(131072, 1024, np.float32)
+    assert plan == {
+        "compute_dtype": "float32",
+        "block": 128,
+        "n_blocks": 1024,
+        "group": 32,
+        "n_groups": 32,
+        "direct_rows": 192,
+    }
+    assert T.block_plan(0, 8)["direct_rows"] == 0
+    assert T.block_plan(10, 8, block=4)["n_blocks"] == 3  # a partial last block
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "match"),
+    [
+        ((-1, 8), {}, ValueError, "count"),
+        ((1.5, 8), {}, TypeError, "count"),
+        ((10, 0), {}, ValueError, "dim"),
+        ((10, 7), {}, ValueError, "dim"),
+        ((10, 8), {"block": 0}, ValueError, "block"),
+        ((10, 8), {"dtype": np.int16}, TypeError, "dtype"),
+    ],
+)
+def test_block_plan_rejects_bad_arguments(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        T.block_plan(*args, **kwargs)
+
+
+@pytest.mark.parametrize("layout", pe.LAYOUTS)
+@pytest.mark.parametrize("dim", [2, 4, 10])
+def test_slot_slices_select_the_same_columns(layout, dim):
+    table = np.arange(3 * dim).reshape(3, dim)
+    for index in pe.encoding._slots(dim, layout):
+        as_slice = T._as_slice(index)
+        assert isinstance(as_slice, slice)
+        np.testing.assert_array_equal(table[:, as_slice], table[:, index])
+    for irregular in (np.array([0, 2, 3]), np.array([3, 1]), np.array([1, 1])):
+        assert not isinstance(T._as_slice(irregular), slice)  # left as an index array
+
+
 def test_error_bound_values():
     eps = np.finfo(np.float64).eps
     assert T.float64_bound(0) == 16 * eps
@@ -283,6 +354,12 @@ def test_error_bound_values():
     assert T.error_bound(0, np.float16) > 2.0**-12
     with pytest.raises(TypeError, match="dtype"):
         T.error_bound(1, np.int8)
+    with pytest.raises(ValueError, match="max_position"):
+        T.float64_bound(float("inf"))
+    with pytest.raises(TypeError, match="max_position"):
+        T.float64_bound([1.0, 2.0])
+    with pytest.raises(TypeError, match="max_position"):
+        T.error_bound("10", np.float32)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,14 +476,77 @@ def test_framework_table_rejects_bad_arguments(args, kwargs, error, match):
 def test_framework_rows_rejects_bad_arguments():
     with pytest.raises(ValueError, match="seq_len"):
         T.framework_rows("fairseq", -2)
+    with pytest.raises(TypeError, match="seq_len"):
+        T.framework_rows("fairseq", 2.0)
+    with pytest.raises(ValueError, match="padding_idx"):
+        T.framework_rows("fairseq", 2, padding_idx=-3)
     with pytest.raises(ValueError, match="convention"):
         T.framework_rows("bert", 2)
 
 
-def test_threaded_fill_is_identical_to_single_threaded(monkeypatch):
-    count, dim = 4096, 512  # 2**21 entries: above the threading threshold
-    assert count * dim >= T._THREAD_MIN_ENTRIES
-    threaded = T.sinusoidal_range(count, dim, dtype=np.float32, start=17, step=3)
-    monkeypatch.setattr(T, "MAX_THREADS", 1)
-    single = T.sinusoidal_range(count, dim, dtype=np.float32, start=17, step=3)
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_threaded_fill_is_identical_to_single_threaded(monkeypatch, layout):
+    count, dim = 4096, 512
+    assert T.block_plan(count, dim, np.float32)["n_groups"] >= 3  # enough groups to split
+    monkeypatch.setattr(T, "_THREAD_MIN_ENTRIES", 0)  # thread even this small table
+    monkeypatch.setattr(T, "_max_workers", lambda: 3)  # three threads, whatever the CPU count
+    kwargs = {"dtype": np.float32, "layout": layout, "start": 17, "step": 3}
+    threaded = T.sinusoidal_range(count, dim, **kwargs)
+    monkeypatch.setattr(T, "_max_workers", lambda: 1)
+    single = T.sinusoidal_range(count, dim, **kwargs)
     np.testing.assert_array_equal(threaded, single)
+
+
+# ---------------------------------------------------------------------------------------------
+# The stored benchmark run that chapter 8 displays (package data; timings are not re-measured)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_shipped_benchmark_results_are_a_full_consistent_run():
+    from importlib.resources import files
+
+    text = (files("posenc_lib") / "data" / "bench_tables.json").read_text(encoding="utf-8")
+    run = json.loads(text)
+    assert run["benchmark"] == "bench_tables"
+    # A full run: the sizes and dtypes, every implementation at every size.
+    assert run["settings"]["sizes"] == [[2048, 512], [32768, 1024], [131072, 1024]]
+    assert run["settings"]["dtypes"] == ["float32", "float64"]
+    names = {"posenc_lib", "textbook_numpy", "pytorch_tutorial", "direct_float64", "fill_floor"}
+    medians = {}
+    for row in run["generation"]:
+        key = (row["L"], row["d"], row["dtype"])
+        medians.setdefault(key, {})[row["implementation"]] = row["median_s"]
+        assert row["repeats"] >= run["settings"]["min_repeats"]
+        assert row["min_s"] <= row["median_s"]
+        if row["implementation"] == "posenc_lib":
+            target = 2e-7 if row["dtype"] == "float32" else 1e-9
+            assert row["max_abs_error_sampled"] <= target
+    assert len(medians) == 6 and all(names <= set(here) for here in medians.values())
+    # The ratios and the target verdicts follow from the medians.
+    for entry in run["ratios"]:
+        here = medians[(entry["L"], entry["d"], entry["dtype"])]
+        ours = here["posenc_lib"]
+        assert entry["textbook_numpy_over_posenc_lib"] == pytest.approx(
+            here["textbook_numpy"] / ours
+        )
+        assert entry["pytorch_tutorial_over_posenc_lib"] == pytest.approx(
+            here["pytorch_tutorial"] / ours
+        )
+        assert entry["posenc_lib_over_fill_floor"] == pytest.approx(ours / here["fill_floor"])
+    checks = run["targets"]["checks"]
+    here = medians[(32768, 1024, "float32")]
+    assert checks["textbook_numpy_speedup"]["measured"] == pytest.approx(
+        here["textbook_numpy"] / here["posenc_lib"]
+    )
+    assert checks["fill_floor_multiple"]["measured"] == pytest.approx(
+        here["posenc_lib"] / here["fill_floor"]
+    )
+    for check in checks.values():
+        if "target_at_least" in check:
+            assert check["met"] == (check["measured"] >= check["target_at_least"])
+        else:
+            assert check["met"] == (check["measured"] <= check["target_at_most"])
+    # Where it ran: the hardware and the load at both ends of the run are recorded.
+    for field in ("cpu_model", "logical_cpus", "load_average_1min_at_start"):
+        assert run["hardware"][field] is not None
+    assert "load_average_1min_at_end" in run["hardware"]
