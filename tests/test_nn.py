@@ -216,6 +216,22 @@ def test_offset_for_incremental_decoding():
     torch.testing.assert_close(module.encoding(3, offset=5), module.table[5:8])
 
 
+def test_offset_for_incremental_decoding_sequence_first():
+    module = SinusoidalPositionalEncoding(8, initial_length=4, batch_first=False)
+    x = torch.randn(11, 2, 8)  # (L, batch, d)
+    full = module(x)
+    steps = [module(x[t : t + 1], offset=t) for t in range(11)]
+    torch.testing.assert_close(torch.cat(steps, dim=0), full)
+    torch.testing.assert_close(full[7, 1] - x[7, 1], module.table[7])
+
+
+def test_growth_after_moving_to_another_device_keeps_that_device():
+    module = SinusoidalPositionalEncoding(8, initial_length=4).to("meta")
+    out = module(torch.empty(1, 40, 8, device="meta"))
+    assert module.table.device.type == "meta" and out.device.type == "meta"
+    assert module.cached_length == 64
+
+
 def test_input_dtype_differs_from_table_dtype():
     module = SinusoidalPositionalEncoding(8, dtype=torch.float64)
     x = torch.zeros(1, 4, 8, dtype=torch.float32)
