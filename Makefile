@@ -41,7 +41,7 @@ test-lib: $(STAMP)  ## library unit and property tests
 test-notebooks: $(STAMP)  ## re-execute every notebook with nbval against its stored outputs
 	$(BIN)/pytest -q -n 2 --dist loadfile --nbval --nbval-current-env notebooks
 
-test: test-lib test-notebooks check-book test-browser  ## everything CI runs: library tests, nbval, book build and checks, browser check
+test: lint test-lib test-notebooks check-book test-browser  ## everything CI runs: ruff, library tests, nbval, book build and checks, browser check
 
 execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for one), refreshing outputs
 	$(PY) scripts/execute_notebooks.py $(NB)
