@@ -32,6 +32,7 @@ Run it with ``python -m benchmarks tables`` (``make bench`` runs every benchmark
 from __future__ import annotations
 
 import argparse
+import ctypes
 import math
 import os
 import statistics
@@ -135,12 +136,23 @@ def _status_kib(field: str) -> int | None:
     return None
 
 
+def _release_free_heap() -> None:
+    """Give freed heap pages back to the OS (glibc only; a no-op elsewhere)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def peak_extra_bytes(fn: Callable[[], object]) -> tuple[int | None, object]:
     """Run ``fn`` once; return (peak resident memory above the start, in bytes; its result).
 
     Linux only: resets the peak (``/proc/self/clear_refs``), then reads ``VmHWM``; the result is
-    kept alive while the peak is read, so the table itself is counted.
+    kept alive while the peak is read, so the table itself is counted. Freed heap memory is first
+    returned to the system (glibc ``malloc_trim``); otherwise an allocation that reuses pages an
+    earlier measurement freed would raise no resident memory and read as 0.
     """
+    _release_free_heap()
     try:
         with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
             handle.write("5")
