@@ -63,6 +63,7 @@ __all__ = [
     "rotary_scores",
     "rotated_diagonal_shares",
     "shift_defect",
+    "toeplitz_defect",
     "toeplitz_hankel",
     "toeplitz_projection",
 ]
@@ -206,11 +207,31 @@ def shift_defect(
     zero (to round-off) exactly when :math:`G` is constant along every diagonal of the grid.
     """
     length = check_count(length, "length", 2)
-    g = position_bilinear(h, length, base, layout)
-    scale = np.abs(g).max()
+    return toeplitz_defect(position_bilinear(h, length, base, layout))
+
+
+def toeplitz_defect(g: ArrayLike) -> float:
+    r"""How far an array is from being constant along the diagonals of its first two axes.
+
+    .. math::
+        \frac{\max |G_{m+1,n+1} - G_{m,n}|}{\max |G_{m,n}|},
+
+    with the maxima over every index (trailing axes, if any, included) and moduli for complex
+    entries; 0 for an all-zero array. Applied to a Gram matrix :math:`G = PP^\top` or
+    :math:`G = PHP^\top` of a table :math:`P`, it is zero (to round-off) exactly when the form
+    depends on the positions only through :math:`m - n` on the grid.
+    """
+    array = np.asarray(g)
+    if array.ndim < 2 or min(array.shape[:2]) < 2:
+        raise ValueError(f"g must have at least two axes of length >= 2, got shape {array.shape}")
+    if not np.issubdtype(array.dtype, np.number) or array.dtype == bool:
+        raise TypeError(f"g must hold real or complex numbers, got dtype {array.dtype}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError("g must be finite: found NaN or infinity")
+    scale = np.abs(array).max()
     if scale == 0:
         return 0.0
-    return float(np.abs(g[1:, 1:] - g[:-1, :-1]).max() / scale)
+    return float(np.abs(array[1:, 1:] - array[:-1, :-1]).max() / scale)
 
 
 # --------------------------------------------------------------------------------------------

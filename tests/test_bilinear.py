@@ -518,3 +518,39 @@ def test_numeric_parts_import_without_sympy_or_torch():
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_toeplitz_defect_hand_values_and_complex_and_trailing_axes():
+    toeplitz = np.array([[1.0, 2.0, 3.0], [4.0, 1.0, 2.0], [5.0, 4.0, 1.0]])
+    assert bl.toeplitz_defect(toeplitz) == 0.0
+    bumped = toeplitz.copy()
+    bumped[2, 2] = 3.0  # G[2,2] - G[1,1] = 2, max |G| = 5
+    assert bl.toeplitz_defect(bumped) == pytest.approx(2.0 / 5.0)
+    z = np.exp(1j * (np.arange(4)[:, None] - np.arange(4)[None, :]))  # depends on m - n only
+    assert bl.toeplitz_defect(z) < 1e-15
+    stacked = np.stack([toeplitz, bumped], axis=-1)  # trailing axis: the worst slice counts
+    assert bl.toeplitz_defect(stacked) == pytest.approx(2.0 / 5.0)
+    assert bl.toeplitz_defect(np.zeros((3, 3))) == 0.0
+
+
+def test_toeplitz_defect_matches_shift_defect():
+    rng = np.random.default_rng(3)
+    h = rng.standard_normal((8, 8))
+    table = pe.sinusoidal(20, 8)
+    assert bl.toeplitz_defect(table @ h @ table.T) == pytest.approx(
+        bl.shift_defect(h, 20), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    ("g", "error", "match"),
+    [
+        (np.zeros(3), ValueError, "at least two axes"),
+        (np.zeros((1, 4)), ValueError, "at least two axes"),
+        (np.array([["a", "b"], ["c", "d"]]), TypeError, "real or complex"),
+        (np.array([[1.0, np.nan], [0.0, 1.0]]), ValueError, "finite"),
+    ],
+)
+def test_toeplitz_defect_bad_input(g, error, match):
+    with pytest.raises(error, match=match):
+        bl.toeplitz_defect(g)
