@@ -23,10 +23,6 @@ def hardware(**extra: object) -> dict[str, object]:
             )
     except OSError:  # pragma: no cover - not Linux
         pass
-    try:
-        load = round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - no load average on this platform
-        load = None
     return {
         "cpu_model": model,
         "logical_cpus": os.cpu_count(),
@@ -35,8 +31,16 @@ def hardware(**extra: object) -> dict[str, object]:
         "numpy": np.__version__,
         "posenc_lib": pe.__version__,
         **extra,
-        "load_average_1min_at_start": load,
+        "load_average_1min_at_start": load_average(),
     }
+
+
+def load_average() -> float | None:
+    """The 1-minute load average now, rounded (None where the platform has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:  # pragma: no cover - no load average on this platform
+        return None
 
 
 def write_results(result: dict[str, object], output: Path) -> None:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import math
-import os
 import statistics
 import sys
 import time
@@ -44,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 import posenc_lib as pe
-from benchmarks._common import hardware, write_results
+from benchmarks._common import hardware, load_average, write_results
 from posenc_lib import tables
 
 SIZES = ((2048, 512), (32768, 1024), (131072, 1024))
@@ -203,14 +202,6 @@ def torch_info() -> dict[str, object]:
     except ImportError:  # pragma: no cover - torch is in the book environment
         return {"torch": None, "torch_threads": None}
     return {"torch": torch.__version__, "torch_threads": torch.get_num_threads()}
-
-
-def load_average() -> float | None:
-    """The 1-minute load average now, rounded (None where the platform has none)."""
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - no load average on this platform
-        return None
 
 
 # ---------------------------------------------------------------------------------------------
