@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 #: Colour cycle (colour-blind safe, Okabe–Ito).
 COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 
@@ -32,13 +29,3 @@ def use_book_style() -> None:
 
     mpl.rcParams.update(STYLE)
     mpl.rcParams["axes.prop_cycle"] = cycler(color=COLORS)
-
-
-@contextmanager
-def book_style() -> Iterator[None]:
-    """The book's style for the duration of a ``with`` block."""
-    import matplotlib as mpl
-    from cycler import cycler
-
-    with mpl.rc_context({**STYLE, "axes.prop_cycle": cycler(color=COLORS)}):
-        yield
