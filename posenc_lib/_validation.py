@@ -218,8 +218,8 @@ def check_table_size(length: int, dim: int, itemsize: int, max_bytes: object) ->
     needed = length * dim * itemsize
     if needed > limit:
         raise ValueError(
-            f"positions x dim = {length} x {dim} needs {needed / 2**20:.1f} MiB, over the limit "
-            f"max_bytes = {limit / 2**20:.1f} MiB; pass a larger max_bytes or fewer positions"
+            f"positions x dim = {length} x {dim} needs {needed / 2**20:.0f} MiB, over the limit "
+            f"max_bytes = {limit / 2**20:.0f} MiB; pass a larger max_bytes or fewer positions"
         )
 
 

@@ -118,7 +118,7 @@ def kernel_taylor(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        float64 of the shape of ``delta``.
+        :math:`1 - \Delta^2(1-b^{-2})/(4\ln b)` for each offset, float64, shaped like ``delta``.
 
     Examples
     --------
@@ -146,15 +146,13 @@ def kernel_log(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
 
     Parameters
     ----------
-    delta : float or array_like
-        Non-zero finite offsets (the form diverges at 0).
-    base : float
-        :math:`b > 1`.
+    delta, base
+        As in :func:`kernel_taylor`, with :math:`\Delta \ne 0` (the form diverges at 0).
 
     Returns
     -------
     numpy.ndarray
-        float64 of the shape of ``delta``.
+        The log form at each offset (float64).
 
     Examples
     --------
@@ -184,15 +182,13 @@ def kernel_oscillatory(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray
 
     Parameters
     ----------
-    delta : float or array_like
-        Non-zero finite offsets.
-    base : float
-        :math:`b > 1`.
+    delta, base
+        As in :func:`kernel_log`: non-zero finite offsets, :math:`b > 1`.
 
     Returns
     -------
     numpy.ndarray
-        float64 of the shape of ``delta``.
+        :math:`\bar\kappa_{\mathrm{osc}}` for each offset; the result has ``delta``'s shape.
 
     Examples
     --------
@@ -286,7 +282,7 @@ def kernel_euler_maclaurin(
     Returns
     -------
     numpy.ndarray
-        float64 of the shape of ``delta``.
+        The corrected integral, one float64 value per offset.
 
     Examples
     --------

@@ -105,7 +105,7 @@ def wavelengths(dim: int, *, base: float = 10000.0, spacing: str = "2i/d") -> np
     Returns
     -------
     numpy.ndarray
-        float64 of length ``dim // 2``: :math:`2\pi b^{2i/d}`.
+        :math:`2\pi b^{2i/d}` (or :math:`2\pi b^{i/(d/2-1)}`), ``dim // 2`` float64 values.
 
     Examples
     --------

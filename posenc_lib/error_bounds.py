@@ -71,14 +71,14 @@ def error_bound(max_position: float, *, dtype: DTypeLike = np.float64) -> float:
     Parameters
     ----------
     max_position : float
-        :math:`M`, a finite real number (its absolute value is used).
+        :math:`M`, as in :func:`float64_bound`.
     dtype : numpy floating dtype
         The table's dtype.
 
     Returns
     -------
     float
-        The bound.
+        The bound for tables of that dtype.
 
     Examples
     --------

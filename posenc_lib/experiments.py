@@ -394,7 +394,7 @@ def run(config: Config) -> dict[str, Any]:
     Parameters
     ----------
     config : Config
-        The run.
+        The run to train, then evaluate at each of ``config.test_lengths``.
 
     Returns
     -------

@@ -194,7 +194,7 @@ def hessian_blocks(f: PairFunction, x_m: Tensor, x_n: Tensor) -> HessianBlocks:
     Parameters
     ----------
     f, x_m, x_n
-        As in :func:`cross_hessian`.
+        The function and the point, as in :func:`cross_hessian`.
 
     Returns
     -------

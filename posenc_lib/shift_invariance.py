@@ -156,7 +156,8 @@ def shift_defect(
     Returns
     -------
     float
-        The relative defect.
+        The relative defect of the grid :math:`G_{mn}`, :math:`0 \le m, n < L`; 0 for a
+        relative form.
 
     Examples
     --------
