@@ -79,9 +79,9 @@ def integer_progression(positions: ArrayLike) -> tuple[int, int] | None:
 
     Returns
     -------
-    tuple of two ints, or None
-        ``(start, step)`` with ``positions[k] == start + k * step``; ``None`` for an empty array,
-        non-integer or non-finite values, uneven spacing, or magnitudes above
+    tuple or None
+        Two ints ``(start, step)`` with ``positions[k] == start + k * step``; ``None`` for an
+        empty array, non-integer or non-finite values, uneven spacing, or magnitudes above
         :data:`MAX_EXACT_POSITION`. A single position gives step 1.
 
     Examples
@@ -159,7 +159,7 @@ def block_plan(
         The number of rows :math:`L \ge 0`.
     dim : int
         The dimension :math:`d`, a positive even integer.
-    dtype : numpy floating dtype
+    dtype : numpy.dtype
         The table's dtype: float32 and smaller tables are combined in float32, wider in float64.
     block : int or None
         Rows per block :math:`B`; ``None`` for the default above.

@@ -184,7 +184,8 @@ def toeplitz_hankel(g: ArrayLike, *, centered: bool = False) -> ToeplitzHankel:
     Parameters
     ----------
     g
-        The matrix, e.g. :func:`position_bilinear` or measured attention scores.
+        The matrix, e.g. :func:`posenc_lib.shift_invariance.position_bilinear` or measured
+        attention scores.
     centered
         Subtract the grand mean of ``g`` before fitting and before computing the shares (a
         constant is both Toeplitz and Hankel, so it inflates both ``r2_toeplitz`` and

@@ -59,7 +59,7 @@ def framework_table(
     dim : int
         The dimension :math:`d`, a positive even integer (at least 4 for ``"fairseq"``, whose
         code divides by :math:`d/2 - 1`).
-    dtype : numpy floating dtype
+    dtype : numpy.dtype
         The table's dtype (frameworks store float32).
     padding_idx : int
         fairseq's padding row, in ``0 … length - 1`` (ignored by the other conventions).

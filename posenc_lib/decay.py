@@ -10,7 +10,7 @@ The exact kernel :math:`\kappa(\Delta) = \frac2d\sum_{i<d/2}\cos(\Delta\theta_i)
 
 (substitute :math:`u = |\Delta| b^{-t}`; :math:`\operatorname{Ci}` is the cosine integral,
 :mod:`posenc_lib.special`). This module evaluates :math:`\bar\kappa` in closed form
-(:func:`kernel_integral`), its three asymptotic forms with rigorous error bounds
+(:func:`posenc_lib.kernel_integral`), its three asymptotic forms with rigorous error bounds
 (:func:`kernel_taylor`, :func:`kernel_log`, :func:`kernel_oscillatory`,
 :func:`asymptotic_bound`) and the Euler–Maclaurin corrections that link the sum to the integral
 (:func:`kernel_euler_maclaurin`). Chapter 5 derives and measures each.

@@ -7,8 +7,8 @@ frequency :math:`\theta_i = b^{-2i/d}` and position :math:`m` is encoded as
 
 in the paper's interleaved layout (other layouts: :mod:`posenc_lib.layouts`). Angles
 :math:`m\theta_i` are always formed in float64. Moving a position by :math:`\Delta` rotates every
-pair, :math:`p_{m+\Delta} = M_\Delta\,p_m` (:func:`shift_matrix`); the fast method of
-:func:`sinusoidal` is built on that identity (:mod:`posenc_lib.angle_addition`).
+pair, :math:`p_{m+\Delta} = M_\Delta\,p_m` (:func:`posenc_lib.shift_matrix`); the fast method of
+:func:`posenc_lib.sinusoidal` is built on that identity (:mod:`posenc_lib.angle_addition`).
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ __all__ = [
 #: slowest pair reaches exactly :math:`1/b`.
 SPACINGS = ("2i/d", "i/(d/2-1)")
 
-#: Methods of :func:`sinusoidal`: ``"auto"`` picks ``"angle_addition"`` for large tables of
-#: integer positions in arithmetic progression and ``"direct"`` otherwise.
+#: Methods of :func:`posenc_lib.sinusoidal`: ``"auto"`` picks ``"angle_addition"`` for large
+#: tables of integer positions in arithmetic progression and ``"direct"`` otherwise.
 METHODS = ("auto", "angle_addition", "direct")
 
 #: With ``method="auto"``, tables with at least this many entries (positions x dim) whose positions
@@ -176,16 +176,17 @@ def sinusoidal(
         The base :math:`b > 1`.
     layout : str
         One of :data:`posenc_lib.LAYOUTS`; the default is the paper's interleaved (sin, cos) pairs.
-    dtype : numpy floating dtype
+    dtype : numpy.dtype
         The dtype of the result. Angles are formed in float64 whatever it is.
     spacing : str
         One of :data:`SPACINGS`.
     method : str
-        One of :data:`METHODS`. ``"direct"``: one float64 sine and cosine per entry.
-        ``"angle_addition"``: :math:`p_{a+r} = M_r\,p_a`, sines and cosines only for block starts
-        and offsets (:func:`posenc_lib.angle_addition.fill_progression`); positions must be
-        integers in arithmetic progression. ``"auto"`` (default): angle addition for such
-        positions in tables of at least :data:`FAST_MIN_ENTRIES` entries, direct otherwise.
+        One of :data:`~posenc_lib.encoding.METHODS`. ``"direct"``: one float64 sine and cosine
+        per entry. ``"angle_addition"``: :math:`p_{a+r} = M_r\,p_a`, sines and cosines only for
+        block starts and offsets (:func:`posenc_lib.angle_addition.fill_progression`); positions
+        must be integers in arithmetic progression. ``"auto"`` (default): angle addition for such
+        positions in tables of at least :data:`~posenc_lib.encoding.FAST_MIN_ENTRIES` entries,
+        direct otherwise.
     max_bytes : int
         Refuse to build a table larger than this (default 2 GiB), before allocating it.
 

@@ -72,7 +72,7 @@ def error_bound(max_position: float, *, dtype: DTypeLike = np.float64) -> float:
     ----------
     max_position : float
         :math:`M`, as in :func:`float64_bound`.
-    dtype : numpy floating dtype
+    dtype : numpy.dtype
         The table's dtype.
 
     Returns

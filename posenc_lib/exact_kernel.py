@@ -12,10 +12,10 @@ Precision. A plain ``cos(delta * theta)`` in float64 errs by about :math:`|\Delt
 per term (the rounding of the product and of :math:`\theta_i` itself); measured against 40-digit
 sums, by up to :math:`10^{-11}` for :math:`|\Delta| \le 10^6` and :math:`2\times 10^{-10}` at
 :math:`10^7`, relative errors of :math:`10^{-9}` to :math:`10^{-7}` where the kernel is small:
-outside the :math:`10^{-10}` asked of :func:`kernel`. So :func:`kernel` reduces each angle
-modulo :math:`2\pi` exactly, in double-double arithmetic, from frequencies known to better than
-float64. The route to those frequencies depends on the platform (``_frequency_route``); the
-tests run every route:
+outside the :math:`10^{-10}` asked of :func:`posenc_lib.kernel`. So :func:`posenc_lib.kernel`
+reduces each angle modulo :math:`2\pi` exactly, in double-double arithmetic, from frequencies
+known to better than float64. The route to those frequencies depends on the platform
+(``_frequency_route``); the tests run every route:
 
 - ``"longdouble"``: numpy's ``long double`` where it is wider than float64 (80-bit on x86 Linux
   and macOS, 128-bit on Linux ARM): error below :math:`10^{-13}` up to :math:`|\Delta| = 10^7`
@@ -244,7 +244,7 @@ def kernel_from_frequencies(delta: ArrayLike, theta: ArrayLike) -> np.ndarray:
     This is :math:`\langle p_m, p_n\rangle/n` for the encoding with the :math:`n` pairs
     :math:`(\sin m\theta_j, \cos m\theta_j)`, whatever the schedule of the :math:`\theta_j`
     (chapter 5 compares linear and power-law schedules with the geometric one). Angles are
-    reduced modulo :math:`2\pi` exactly, as in :func:`kernel`.
+    reduced modulo :math:`2\pi` exactly, as in :func:`posenc_lib.kernel`.
 
     Parameters
     ----------

@@ -444,11 +444,11 @@ def expand_grid(
     ----------
     base_config : Config
         The settings shared by every configuration.
-    tasks, schemes : sequence of str
+    tasks, schemes : Sequence[str]
         Subsets of :data:`TASKS` and :data:`posenc_lib.nn.SCHEMES`.
-    sinusoidal_bases, rotary_bases : sequence of float
+    sinusoidal_bases, rotary_bases : Sequence[float]
         The bases of the sinusoidal and rotary models.
-    seeds : sequence of int
+    seeds : Sequence[int]
         One configuration per seed.
     k : dict or None
         The ``k`` of each task (default: ``base_config.k``).
@@ -498,7 +498,7 @@ def run_grid(configs: Iterable[Config], *, progress: bool = False) -> list[dict[
 
     Parameters
     ----------
-    configs : iterable of Config
+    configs : Iterable[Config]
         The runs.
     progress : bool
         Print one line per finished run.
@@ -530,7 +530,7 @@ def summarize(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
     Parameters
     ----------
-    results : sequence of dict
+    results : Sequence[dict]
         :func:`run` results.
 
     Returns

@@ -83,7 +83,7 @@ def math_attention_backend() -> Iterator[None]:
 
     Returns
     -------
-    contextlib.AbstractContextManager
+    typing.ContextManager
         A context manager; inside it, attention uses the math kernel.
 
     Examples

@@ -40,7 +40,7 @@ def pair_columns(
     dim : int
         The dimension :math:`d`, a positive even integer.
     layout : str
-        One of :data:`LAYOUTS`.
+        One of :data:`posenc_lib.LAYOUTS`.
     as_slices : bool
         Return the same columns as basic slices (every layout's columns are arithmetic
         progressions): indexing a table with them gives views, and assigning through them is
