@@ -257,7 +257,7 @@ def layer_norm_head_logit(
     return f
 
 
-def block_logit(model: nn.Module, head: int, layer: int = 0) -> PairFunction:
+def block_logit(model: nn.Module, head: int, *, layer: int = 0) -> PairFunction:
     r"""The pre-softmax attention logit of one head of a :class:`posenc_lib.nn.TinyTransformer`.
 
     As a function of the block's inputs at the query and key positions (the residual stream

@@ -160,7 +160,7 @@ def binary_code(
     return bits.astype(np.float64)
 
 
-def affine_shift_residual(table: ArrayLike, delta: int = 1) -> float:
+def affine_shift_residual(table: ArrayLike, *, delta: int = 1) -> float:
     r"""RMS residual of the best affine map :math:`p_m \mapsto p_{m+\Delta}` over ``table``.
 
     The map :math:`p_{m+\Delta} \approx A\,p_m + c` (one matrix :math:`A` and one vector

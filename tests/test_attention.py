@@ -194,7 +194,7 @@ def test_block_logit_reproduces_the_models_attention_weights():
             model.blocks[layer].norm1(stream), return_weights=True
         )
         for head in range(2):
-            f = at.block_logit(model, head, layer)
+            f = at.block_logit(model, head, layer=layer)
             logits = torch.stack(
                 [torch.stack([f(stream[0, m], stream[0, n]) for n in range(5)]) for m in range(5)]
             )
