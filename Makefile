@@ -35,8 +35,9 @@ book: $(STAMP) $(MATHJAX)  ## build the HTML book into _build/html from the stor
 check-book: book  ## build the book, then check it renders offline and links every chapter to Colab
 	$(BIN)/pytest -q -p no:cacheprovider tests/book_checks
 
-test-lib: $(STAMP)  ## library unit and property tests
-	$(BIN)/pytest -q -n 2 --dist loadfile tests --ignore=tests/book_checks --ignore=tests/browser
+test-lib: $(STAMP)  ## library unit and property tests, and the doctests of posenc_lib
+	$(BIN)/pytest -q -n 2 --dist loadfile --doctest-modules posenc_lib tests \
+		--ignore=tests/book_checks --ignore=tests/browser
 
 test-notebooks: $(STAMP)  ## re-execute every notebook with nbval against its stored outputs
 	$(BIN)/pytest -q -n 2 --dist loadfile --nbval --nbval-current-env notebooks

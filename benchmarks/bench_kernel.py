@@ -21,7 +21,6 @@ values at a few large offsets. Results go to ``benchmarks/results/kernel.json``.
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
 import sys
 import time
@@ -33,6 +32,7 @@ import numpy as np
 
 import posenc_lib as pe
 from benchmarks._common import hardware, write_results
+from posenc_lib import exact_kernel
 
 RESULTS = Path(__file__).resolve().parent / "results" / "kernel.json"
 DIM, BASE = 512, 10000.0
@@ -40,20 +40,17 @@ N_OFFSETS, QUICK_OFFSETS = 1_000_000, 50_000
 CHECK_OFFSETS = (1.0, 777.0, 65536.0, 500001.0, 999999.0)
 REPEATS = 3
 
-#: The module (``posenc_lib.kernel`` is also the name of the function it exports).
-kernel_module = importlib.import_module("posenc_lib.kernel")
-
 
 def numpy_outer(delta: np.ndarray, dim: int, base: float) -> np.ndarray:
     """The straightforward evaluation: one outer product of offsets and frequencies."""
-    theta = pe.frequencies(dim, base)
+    theta = pe.frequencies(dim, base=base)
     return np.cos(np.multiply.outer(delta, theta)).mean(axis=1)
 
 
 def numpy_chunked(delta: np.ndarray, dim: int, base: float) -> np.ndarray:
     """The same float64 formula, in blocks of the library's size (bounded memory)."""
-    theta = pe.frequencies(dim, base)
-    step = max(1, kernel_module._CHUNK_ELEMENTS // theta.size)
+    theta = pe.frequencies(dim, base=base)
+    step = max(1, exact_kernel._CHUNK_ELEMENTS // theta.size)
     out = np.empty(delta.size)
     for start in range(0, delta.size, step):
         block = np.multiply.outer(delta[start : start + step], theta)
@@ -62,7 +59,7 @@ def numpy_chunked(delta: np.ndarray, dim: int, base: float) -> np.ndarray:
 
 
 def library(delta: np.ndarray, dim: int, base: float) -> np.ndarray:
-    return pe.kernel(delta, dim, base)
+    return pe.kernel(delta, dim, base=base)
 
 
 def timed(func: Callable[..., np.ndarray], *args) -> tuple[np.ndarray, float, float]:
@@ -109,7 +106,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     started = time.perf_counter()
     info = hardware(
         long_double_eps=float(np.finfo(np.longdouble).eps),
-        frequency_route=kernel_module._frequency_route(),
+        frequency_route=exact_kernel._frequency_route(),
     )
     delta = np.arange(n, dtype=np.float64)
     print(f"bench_kernel: {n} offsets, d = {DIM}, b = {BASE:g}", flush=True)

@@ -12,7 +12,7 @@ one run and one process) and measure the peak extra memory and the accuracy of:
 * ``pytorch_tutorial`` -- the PyTorch tutorial / Annotated Transformer code (torch, angles in the
   table's dtype, float32 by default);
 * ``direct_float64`` -- float64 angles, one ``np.sin`` and one ``np.cos`` per entry
-  (:func:`posenc_lib.tables.sinusoidal_direct`);
+  (:func:`posenc_lib.sinusoidal` with ``method="direct"``);
 * ``fill_floor`` -- ``np.full`` of an array of the same shape and dtype: the cost of allocating
   and writing the memory, a floor no generator can beat.
 
@@ -44,7 +44,8 @@ import numpy as np
 
 import posenc_lib as pe
 from benchmarks._common import hardware, load_average, write_results
-from posenc_lib import tables
+from posenc_lib import angle_addition
+from posenc_lib.high_precision import reference_entries
 
 SIZES = ((2048, 512), (32768, 1024), (131072, 1024))
 QUICK_SIZES = ((256, 64), (2048, 128))
@@ -102,7 +103,7 @@ def posenc(max_len: int, d_model: int, dtype: str) -> np.ndarray:
 
 
 def direct_float64(max_len: int, d_model: int, dtype: str) -> np.ndarray:
-    return tables.sinusoidal_direct(max_len, d_model, dtype=dtype)
+    return pe.sinusoidal(max_len, d_model, dtype=dtype, method="direct")
 
 
 def fill_floor(max_len: int, d_model: int, dtype: str) -> np.ndarray:
@@ -215,7 +216,7 @@ def bench_generation(sizes, min_repeats: int, max_repeats: int, budget_s: float)
     for length, dim in sizes:
         sample_rows = np.concatenate([[length - 1], rng.integers(0, length, ACCURACY_SAMPLES - 1)])
         sample_pairs = rng.integers(0, dim // 2, ACCURACY_SAMPLES)
-        ref_sin, ref_cos = tables.reference_entries(sample_rows.astype(float), sample_pairs, dim)
+        ref_sin, ref_cos = reference_entries(sample_rows.astype(float), sample_pairs, dim)
         for dtype in DTYPES:
             calls, warm, info = {}, {}, {}
             for name, impl in IMPLEMENTATIONS.items():
@@ -430,7 +431,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             "schedule": "warm-up call (peak memory, accuracy), then interleaved timing rounds",
             "accuracy_samples_per_size": ACCURACY_SAMPLES,
             "statistic": "median wall time of repeated calls in one process",
-            "posenc_lib_max_threads": tables.MAX_THREADS,
+            "posenc_lib_max_threads": angle_addition.MAX_THREADS,
         },
         "generation": rows,
         "ratios": ratio_rows,

@@ -1,43 +1,306 @@
-"""Argument checks shared by the library: each raises an error that names the argument."""
+"""The library's argument checks: every check of a public argument goes through this module.
+
+Each check returns the argument in a normalized form (an ``int``, a ``float``, a float64 array)
+or raises before anything is allocated. The message always has one form,
+
+    ``<name> must be <what is accepted>, got <what was given>``
+
+with ``TypeError`` for a value of the wrong kind and ``ValueError`` for a value of the right kind
+outside the accepted range.
+"""
 
 from __future__ import annotations
 
+import math
 import numbers
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "check_base",
+    "check_bool",
+    "check_callable",
+    "check_choice",
+    "check_count",
+    "check_dim",
+    "check_float_dtype",
+    "check_index",
+    "check_instance",
+    "check_integer",
+    "check_matrix",
+    "check_max_bytes",
+    "check_positions",
+    "check_real",
+    "check_real_array",
+    "check_rng",
+    "check_table_size",
+    "check_tensor",
+    "check_token_positions",
+    "check_vector",
+    "describe",
+]
 
 #: Largest table (in bytes) that :func:`posenc_lib.sinusoidal` builds unless told otherwise.
 DEFAULT_MAX_BYTES = 2 * 1024**3
 
+#: What :func:`check_positions` accepts, in its messages.
+_POSITIONS = "an int length L >= 0 or a 1-D array of finite reals"
 
-def check_dim(dim: object) -> int:
-    """Return ``dim`` as an int if it is a positive even integer, else raise."""
-    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
-        raise TypeError(f"dim must be a positive even integer, got {type(dim).__name__} {dim!r}")
-    if dim <= 0 or dim % 2:
-        raise ValueError(f"dim must be a positive even integer, got {dim}")
-    return int(dim)
+
+def describe(value: object) -> str:
+    """A short description of what was given, for the ``got ...`` part of a message."""
+    if value is None or isinstance(value, (bool, str)):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    if isinstance(value, numbers.Complex):
+        return repr(complex(value))
+    shape = getattr(value, "shape", None)
+    if shape is not None and hasattr(value, "dtype"):
+        return f"{type(value).__name__} of shape {tuple(shape)} and dtype {value.dtype}"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of length {len(value)}"
+    return f"a {type(value).__name__}"
+
+
+def _message(name: str, accepted: str, given: str) -> str:
+    return f"{name} must be {accepted}, got {given}"
+
+
+def _is_integer(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+# --------------------------------------------------------------------------------------------
+# scalars
+# --------------------------------------------------------------------------------------------
+
+
+def check_integer(value: object, name: str) -> int:
+    """``value`` as an int if it is an integer (bool refused), else raise."""
+    if not _is_integer(value):
+        raise TypeError(_message(name, "an integer", describe(value)))
+    return int(value)  # type: ignore[call-overload]
 
 
 def check_count(value: object, name: str, minimum: int) -> int:
-    """``value`` as an int if it is an integer >= ``minimum`` (bool refused), else raise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r}"
-        )
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return int(value)
+    """``value`` as an int if it is an integer ``>= minimum`` (bool refused), else raise."""
+    accepted = f"an integer >= {minimum}"
+    if not _is_integer(value):
+        raise TypeError(_message(name, accepted, describe(value)))
+    if value < minimum:  # type: ignore[operator]
+        raise ValueError(_message(name, accepted, describe(value)))
+    return int(value)  # type: ignore[call-overload]
+
+
+def check_index(value: object, name: str, size: int) -> int:
+    """``value`` as an int if it is an integer in ``0 .. size - 1``, else raise."""
+    accepted = f"an integer in 0 .. {size - 1}"
+    if not _is_integer(value):
+        raise TypeError(_message(name, accepted, describe(value)))
+    if not 0 <= value < size:  # type: ignore[operator]
+        raise ValueError(_message(name, accepted, describe(value)))
+    return int(value)  # type: ignore[call-overload]
+
+
+def check_dim(dim: object) -> int:
+    """``dim`` as an int if it is a positive even integer, else raise."""
+    accepted = "a positive even integer"
+    if not _is_integer(dim):
+        raise TypeError(_message("dim", accepted, describe(dim)))
+    if dim <= 0 or dim % 2:  # type: ignore[operator]
+        raise ValueError(_message("dim", accepted, describe(dim)))
+    return int(dim)  # type: ignore[call-overload]
+
+
+def check_real(
+    value: object,
+    name: str,
+    *,
+    above: float | None = None,
+    below: float | None = None,
+) -> float:
+    """``value`` as a float if it is a finite real number in the open interval (above, below)."""
+    parts = ["a finite real number"]
+    if above is not None:
+        parts.append(f"> {above:g}")
+    if below is not None:
+        parts.append(f"< {below:g}" if above is None else f"and < {below:g}")
+    accepted = " ".join(parts)
+    if not _is_real(value):
+        raise TypeError(_message(name, accepted, describe(value)))
+    number = float(value)  # type: ignore[arg-type]
+    if (
+        not math.isfinite(number)
+        or (above is not None and number <= above)
+        or (below is not None and number >= below)
+    ):
+        raise ValueError(_message(name, accepted, describe(value)))
+    return number
 
 
 def check_base(base: object) -> float:
-    """Return ``base`` as a float if it is a finite real number > 1, else raise."""
-    if isinstance(base, bool) or not isinstance(base, numbers.Real):
-        raise TypeError(f"base must be a real number > 1, got {type(base).__name__} {base!r}")
-    value = float(base)
-    if not np.isfinite(value) or value <= 1.0:
-        raise ValueError(f"base must be a finite real number > 1, got {base}")
+    """``base`` as a float if it is a finite real number > 1, else raise."""
+    return check_real(base, "base", above=1.0)
+
+
+def check_bool(value: object, name: str) -> bool:
+    """``value`` if it is ``True`` or ``False`` (not merely truthy), else raise."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(_message(name, "True or False", describe(value)))
+    return bool(value)
+
+
+def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``, else raise naming them."""
+    if not isinstance(value, str) or value not in choices:
+        accepted = "one of " + ", ".join(map(repr, choices))
+        raise ValueError(_message(name, accepted, describe(value)))
     return value
+
+
+def check_callable(value: object, name: str, accepted: str) -> Callable[..., Any]:
+    """``value`` if it is callable, else raise; ``accepted`` says what kind of callable."""
+    if not callable(value):
+        raise TypeError(_message(name, accepted, describe(value)))
+    return value
+
+
+def check_rng(rng: object) -> np.random.Generator:
+    """``rng`` if it is a ``numpy.random.Generator``, else raise."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            _message("rng", "a numpy.random.Generator (numpy.random.default_rng)", describe(rng))
+        )
+    return rng
+
+
+def check_float_dtype(dtype: object) -> np.dtype:
+    """A numpy floating dtype (float16, float32, float64, longdouble), else raise."""
+    accepted = "a numpy floating dtype such as numpy.float32"
+    try:
+        resolved = np.dtype(dtype)  # type: ignore[call-overload]
+    except TypeError as exc:
+        raise TypeError(_message("dtype", accepted, describe(dtype))) from exc
+    if not np.issubdtype(resolved, np.floating):
+        raise TypeError(_message("dtype", accepted, str(resolved)))
+    return resolved
+
+
+def check_max_bytes(max_bytes: object) -> int:
+    """``max_bytes`` as an int if it is a positive, finite, whole number of bytes, else raise.
+
+    Floats with a whole value (``2e9``) are accepted; ``bool``, ``None``, strings, NaN,
+    infinities, fractions and numbers <= 0 are refused.
+    """
+    accepted = "a positive whole number of bytes"
+    if not _is_real(max_bytes):
+        raise TypeError(_message("max_bytes", accepted, describe(max_bytes)))
+    number = float(max_bytes)  # type: ignore[arg-type]
+    if not math.isfinite(number) or number <= 0 or number != math.floor(number):
+        raise ValueError(_message("max_bytes", accepted, describe(max_bytes)))
+    return int(max_bytes) if _is_integer(max_bytes) else int(number)  # type: ignore[call-overload]
+
+
+def check_table_size(length: int, dim: int, itemsize: int, max_bytes: object) -> None:
+    """Refuse a ``length x dim`` table of ``itemsize``-byte entries larger than ``max_bytes``."""
+    limit = check_max_bytes(max_bytes)
+    needed = length * dim * itemsize
+    if needed > limit:
+        raise ValueError(
+            f"positions x dim = {length} x {dim} needs {needed / 2**20:.0f} MiB, over the limit "
+            f"max_bytes = {limit / 2**20:.0f} MiB; pass a larger max_bytes or fewer positions"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# arrays
+# --------------------------------------------------------------------------------------------
+
+
+def _as_array(values: object, name: str, accepted: str) -> np.ndarray:
+    """``numpy.asarray(values)``, with ragged lists and ``None`` reported as a TypeError."""
+    if values is None:
+        raise TypeError(_message(name, accepted, "None"))
+    try:
+        return np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged nested lists and the like
+        raise TypeError(_message(name, accepted, f"{describe(values)} ({exc})")) from exc
+
+
+def _real_float64(array: np.ndarray, name: str, accepted: str) -> np.ndarray:
+    """``array`` as float64 if it holds finite real numbers, else raise."""
+    if array.dtype == bool or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(_message(name, accepted, f"an array of dtype {array.dtype}"))
+    out = array.astype(np.float64)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(_message(name, accepted, "an array containing NaN or infinity"))
+    return out
+
+
+def check_real_array(values: object, name: str) -> np.ndarray:
+    """Finite real numbers of any shape (a scalar gives a 0-d array) as a float64 array."""
+    accepted = "finite real numbers (a scalar or an array)"
+    return _real_float64(_as_array(values, name, accepted), name, accepted)
+
+
+def check_vector(
+    values: object, name: str, *, even: bool = False, minimum: float | None = None
+) -> np.ndarray:
+    """A non-empty 1-D array of finite reals as float64.
+
+    ``even``: of even length; ``minimum``: every entry at least ``minimum``.
+    """
+    accepted = "a non-empty 1-D array of finite reals"
+    if even:
+        accepted += " of even length"
+    if minimum is not None:
+        accepted += f" >= {minimum:g}"
+    array = _real_float64(_as_array(values, name, accepted), name, accepted)
+    if array.ndim != 1 or array.size == 0 or (even and array.size % 2):
+        raise ValueError(_message(name, accepted, f"an array of shape {array.shape}"))
+    if minimum is not None and array.min() < minimum:
+        raise ValueError(_message(name, accepted, f"an array with minimum {array.min():g}"))
+    return array
+
+
+def check_matrix(
+    values: object, name: str, *, square: bool = False, even: bool = False, min_size: int = 1
+) -> np.ndarray:
+    """A 2-D array of finite reals as float64.
+
+    ``square``: equal sides; ``even``: square of even size (one row per encoding coordinate);
+    ``min_size``: at least that many rows and columns.
+    """
+    if even:
+        accepted = "a d x d array of finite reals with d even"
+    elif square:
+        accepted = "a square 2-D array of finite reals"
+    else:
+        accepted = "a 2-D array of finite reals"
+    if min_size > 1:
+        accepted += f" with at least {min_size} rows and columns"
+    array = _real_float64(_as_array(values, name, accepted), name, accepted)
+    bad = array.ndim != 2 or min(array.shape, default=0) < max(min_size, 1)
+    if not bad and (square or even) and array.shape[0] != array.shape[1]:
+        bad = True
+    if not bad and even and array.shape[0] % 2:
+        bad = True
+    if bad:
+        raise ValueError(_message(name, accepted, f"an array of shape {array.shape}"))
+    return array
 
 
 def check_positions(positions: object) -> np.ndarray:
@@ -46,74 +309,94 @@ def check_positions(positions: object) -> np.ndarray:
     An integer ``L >= 0`` means positions ``0, 1, ..., L-1``; otherwise ``positions`` must be a
     1-D array-like of finite real numbers (fractional positions are allowed).
     """
-    if isinstance(positions, bool):
-        raise TypeError(
-            "positions must be an int length L >= 0 or a 1-D array of finite reals, got bool"
-        )
-    if isinstance(positions, numbers.Integral):
-        if positions < 0:
-            raise ValueError(f"positions: a length must be an integer >= 0, got {positions}")
-        return np.arange(int(positions), dtype=np.float64)
-    if isinstance(positions, numbers.Number):
-        raise TypeError(
-            f"positions must be an int length L >= 0 or a 1-D array of finite reals, "
-            f"got the scalar {positions!r}; a length must be an integer"
-        )
-    try:
-        array = np.asarray(positions)
-    except (TypeError, ValueError) as exc:  # ragged lists and the like
-        raise TypeError(f"positions must be a 1-D array of finite reals: {exc}") from exc
+    if _is_integer(positions):
+        if positions < 0:  # type: ignore[operator]
+            raise ValueError(_message("positions", _POSITIONS, describe(positions)))
+        return np.arange(int(positions), dtype=np.float64)  # type: ignore[call-overload]
+    if positions is None or isinstance(positions, (bool, str, numbers.Number)):
+        raise TypeError(_message("positions", _POSITIONS, describe(positions)))
+    array = _real_float64(_as_array(positions, "positions", _POSITIONS), "positions", _POSITIONS)
     if array.ndim != 1:
-        raise ValueError(f"positions must be 1-D, got an array of shape {array.shape}")
-    if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
-        raise TypeError(f"positions must hold real numbers, got dtype {array.dtype}")
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError("positions must be finite: found NaN or infinity")
+        raise ValueError(_message("positions", _POSITIONS, f"an array of shape {array.shape}"))
     return array
 
 
-def check_real_array(values: object, name: str) -> np.ndarray:
-    """Any-shape array of finite reals as float64 (scalars allowed)."""
-    array = np.asarray(values)
-    if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite: found NaN or infinity")
-    return array
+def check_token_positions(positions: object) -> np.ndarray:
+    """Token positions: whole numbers ``m >= 0`` as an int64 array (an int ``L``: ``0 … L-1``).
 
-
-def check_float_dtype(dtype: object) -> np.dtype:
-    """A numpy floating dtype (float16, float32, float64, longdouble), else raise."""
-    try:
-        resolved = np.dtype(dtype)
-    except TypeError as exc:
-        raise TypeError(f"dtype must be a numpy floating dtype, got {dtype!r}") from exc
-    if not np.issubdtype(resolved, np.floating):
-        raise TypeError(
-            f"dtype must be a numpy floating dtype such as numpy.float32, got {resolved}"
+    Integer arrays are kept exact beyond :math:`2^{53}`; float input must stay below it.
+    """
+    accepted = "an int length L >= 0 or a 1-D array of whole numbers >= 0"
+    as_float = check_positions(positions)
+    if np.any(as_float < 0):
+        raise ValueError(_message("positions", accepted, f"the position {as_float.min():g}"))
+    if np.any(as_float != np.floor(as_float)):
+        fractional = as_float[as_float != np.floor(as_float)][0]
+        raise ValueError(_message("positions", accepted, f"the position {fractional:g}"))
+    raw = np.asarray(positions)
+    if raw.ndim == 1 and np.issubdtype(raw.dtype, np.integer):
+        return raw.astype(np.int64)
+    if np.any(as_float >= 2.0**53):
+        raise ValueError(
+            _message("positions", "an integer array when positions reach 2**53", "floats")
         )
-    return resolved
+    return as_float.astype(np.int64)
 
 
-def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
-    """``value`` if it is one of ``choices``, else raise naming them."""
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+def check_instance(value: object, name: str, types: type | tuple[type, ...], accepted: str) -> Any:
+    """``value`` if it is an instance of ``types``, else raise; ``accepted`` names them."""
+    if not isinstance(value, types):
+        raise TypeError(_message(name, accepted, describe(value)))
     return value
 
 
-def check_table_size(n_positions: int, dim: int, itemsize: int, max_bytes: int) -> None:
-    """Refuse a table whose memory would exceed ``max_bytes``."""
-    needed = n_positions * dim * itemsize
-    if needed > max_bytes:
-        raise ValueError(
-            f"positions x dim = {n_positions} x {dim} needs {needed / 2**20:.0f} MiB, over the "
-            f"limit max_bytes = {max_bytes / 2**20:.0f} MiB; "
-            "pass a larger max_bytes or fewer positions"
+def _shape_text(shape: tuple[int | None, ...]) -> str:
+    parts = ["*" if size is None else str(size) for size in shape]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def check_tensor(
+    value: object,
+    name: str,
+    *,
+    ndim: int | None = None,
+    shape: tuple[int | None, ...] | None = None,
+    dtype: Any = None,
+    like: str | None = None,
+    finite: bool = True,
+) -> Any:
+    """A non-empty floating-point ``torch.Tensor``, else raise.
+
+    ``ndim``: number of axes; ``shape``: required sizes (``None`` for any size); ``dtype``:
+    required dtype; ``like`` names the argument these requirements come from, for the message;
+    ``finite``: refuse NaN and infinities. torch is imported here, so the check is only usable
+    where torch is installed.
+    """
+    import torch
+
+    if shape is not None:
+        ndim = len(shape)
+    accepted = "a non-empty floating-point torch.Tensor"
+    if ndim is not None:
+        accepted += f" with {ndim} ax{'i' if ndim == 1 else 'e'}s"
+    if shape is not None:
+        accepted += f" of shape {_shape_text(shape)}"
+    if dtype is not None:
+        accepted += f" of dtype {dtype}"
+    if like is not None:
+        accepted += f" (as {like})"
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+        given = f"a tensor of dtype {value.dtype}" if isinstance(value, torch.Tensor) else None
+        raise TypeError(_message(name, accepted, given or describe(value)))
+    if dtype is not None and value.dtype != dtype:
+        raise TypeError(_message(name, accepted, f"a tensor of dtype {value.dtype}"))
+    bad_shape = value.numel() == 0 or (ndim is not None and value.ndim != ndim)
+    if not bad_shape and shape is not None:
+        bad_shape = any(
+            want is not None and got != want for got, want in zip(value.shape, shape, strict=True)
         )
+    if bad_shape:
+        raise ValueError(_message(name, accepted, f"a tensor of shape {tuple(value.shape)}"))
+    if finite and not bool(torch.isfinite(value).all()):
+        raise ValueError(_message(name, "finite", "a tensor containing NaN or infinity"))
+    return value

@@ -1,8 +1,10 @@
-r"""Which bilinear forms :math:`p_m^\top H p_n` depend on :math:`m - n` only, and how to measure it.
+r"""Chapter 6's symbolic derivations and its Toeplitz + Hankel split (to move into chapter 6).
 
-The derivation of the sinusoidal encoding assumes :math:`H = I` in the cross term
-:math:`p_m^\top H p_n` of the Taylor expansion. This module answers what survives for other
-:math:`H`, symbolically and numerically (chapter 6).
+This module is being dissolved (issue 11): its SymPy derivations belong in chapter 6's cells.
+The numeric tools that other chapters reuse now live in :mod:`posenc_lib.shift_invariance`
+(``position_bilinear``, ``shift_defect``, ``toeplitz_defect``, ``relative_projection``,
+``random_relative_matrix``, ``rotary_scores``), :mod:`posenc_lib.dominance` (diagonal
+dominance) and :mod:`posenc_lib.layouts` (``pair_columns``).
 
 Notation: ``dim`` :math:`= d`, pair :math:`i` has frequency :math:`\theta_i` and, in the book's
 interleaved layout, coordinates :math:`(2i, 2i+1)` holding
@@ -22,12 +24,8 @@ Symbolic (SymPy, imported inside the functions that need it)
     :func:`rotary_derivation` derives the rotary score :math:`q_m^\top k_n` with its sine term.
 
 Numeric (numpy)
-    :func:`position_bilinear` (the matrix :math:`G_{mn} = p_m^\top H p_n`), :func:`shift_defect`,
-    :func:`relative_projection` (the nearest :math:`H` that makes :math:`G` relative),
-    :func:`random_relative_matrix`, :func:`diagonal_dominance` with its metrics,
-    :func:`expected_rotated_diagonal_share` (a random-basis baseline), :func:`toeplitz_hankel`
-    (least-squares split of any matrix into a function of :math:`m - n`, a function of
-    :math:`m + n` and a residual), :func:`rotary_scores` and :func:`rotary_score_formula`.
+    :func:`toeplitz_hankel` (least-squares split of any matrix into a function of :math:`m - n`,
+    a function of :math:`m + n` and a residual) and :func:`rotary_score_formula`.
 """
 
 from __future__ import annotations
@@ -38,308 +36,26 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_base, check_choice, check_count, check_dim, check_real_array
-from .encoding import LAYOUTS, frequencies, layout_permutation, sinusoidal
+from ._validation import check_base, check_real_array
+from ._validation import check_matrix as _check_matrix
+from ._validation import check_vector as _check_vector
+from .encoding import frequencies
 
 __all__ = [
     "BlockCommutation",
     "BlockCrossTerm",
     "DiagonalCrossTerm",
-    "DiagonalDominance",
     "RotaryDerivation",
     "ToeplitzHankel",
     "block_commutation",
     "block_cross_term",
     "diagonal_cross_term",
-    "diagonal_dominance",
-    "expected_rotated_diagonal_share",
     "hankel_projection",
-    "pair_columns",
-    "position_bilinear",
-    "random_relative_matrix",
-    "relative_projection",
     "rotary_derivation",
     "rotary_score_formula",
-    "rotary_scores",
-    "rotated_diagonal_shares",
-    "shift_defect",
-    "toeplitz_defect",
     "toeplitz_hankel",
     "toeplitz_projection",
 ]
-
-
-# --------------------------------------------------------------------------------------------
-# argument checks
-# --------------------------------------------------------------------------------------------
-
-
-def _check_matrix(value: object, name: str, *, square: bool = False) -> np.ndarray:
-    """A finite real 2-D array as float64, else raise naming ``name``."""
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as exc:  # ragged nested lists and the like
-        raise TypeError(f"{name} must be a 2-D array of real numbers: {exc}") from exc
-    array = check_real_array(array, name)
-    if array.ndim != 2 or array.size == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {array.shape}")
-    if square and array.shape[0] != array.shape[1]:
-        raise ValueError(f"{name} must be square, got shape {array.shape}")
-    return array
-
-
-def _check_pair_matrix(value: object, name: str) -> np.ndarray:
-    """A square matrix of even size (the dimension of an encoding)."""
-    array = _check_matrix(value, name, square=True)
-    if array.shape[0] % 2:
-        raise ValueError(
-            f"{name} must be d x d with d even (one row per encoding coordinate), "
-            f"got shape {array.shape}"
-        )
-    return array
-
-
-def _check_vector(value: object, name: str) -> np.ndarray:
-    """A finite real 1-D array of even length (one query or key vector) as float64."""
-    array = check_real_array(value, name)
-    if array.ndim != 1 or array.size == 0 or array.size % 2:
-        raise ValueError(f"{name} must be a 1-D array of even length, got shape {array.shape}")
-    return array
-
-
-def _check_rng(rng: object) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    return rng
-
-
-# --------------------------------------------------------------------------------------------
-# pairs and the relative subspace
-# --------------------------------------------------------------------------------------------
-
-
-def pair_columns(dim: int, layout: str = "interleaved") -> tuple[np.ndarray, np.ndarray]:
-    r"""Columns holding :math:`\sin m\theta_i` and :math:`\cos m\theta_i` of each pair :math:`i`.
-
-    In the interleaved layout these are :math:`(2i, 2i+1)`; in the others they follow from
-    :func:`posenc_lib.layout_permutation`.
-    """
-    dim = check_dim(dim)
-    check_choice(layout, "layout", LAYOUTS)
-    inverse = np.argsort(layout_permutation(dim, "interleaved", layout))
-    pair = np.arange(dim // 2)
-    return inverse[2 * pair], inverse[2 * pair + 1]
-
-
-def relative_projection(h: ArrayLike, layout: str = "interleaved") -> np.ndarray:
-    r"""The nearest (Frobenius) :math:`\bar H` whose form :math:`p_m^\top \bar H p_n` is relative.
-
-    For distinct frequencies in :math:`(0, \pi)` (the sinusoidal schedule) the relative matrices
-    are exactly those whose pair blocks are :math:`H_{ii} = a_i I + b_i J` and
-    :math:`H_{ij} = 0` for :math:`i \ne j` (:func:`block_commutation`). The projection keeps, in
-    each diagonal block :math:`B` (rows and columns in (sin, cos) order),
-
-    .. math:: a = \tfrac12 (B_{00} + B_{11}), \qquad b = \tfrac12 (B_{10} - B_{01}),
-
-    and sets everything else to zero. Then
-    :math:`p_m^\top \bar H p_n = \sum_i a_i\cos(\Delta\theta_i) - b_i\sin(\Delta\theta_i)`,
-    :math:`\Delta = m - n`.
-    """
-    h = _check_pair_matrix(h, "h")
-    sin_col, cos_col = pair_columns(h.shape[0], layout)
-    a = 0.5 * (h[sin_col, sin_col] + h[cos_col, cos_col])
-    b = 0.5 * (h[cos_col, sin_col] - h[sin_col, cos_col])
-    out = np.zeros_like(h)
-    out[sin_col, sin_col] = a
-    out[cos_col, cos_col] = a
-    out[cos_col, sin_col] = b
-    out[sin_col, cos_col] = -b
-    return out
-
-
-def random_relative_matrix(
-    dim: int, rng: np.random.Generator, layout: str = "interleaved"
-) -> np.ndarray:
-    r"""A random :math:`H` with blocks :math:`a_i I + b_i J` (standard normal :math:`a_i, b_i`)."""
-    dim = check_dim(dim)
-    rng = _check_rng(rng)
-    # the projection averages two standard normals: rescale so that a_i, b_i have variance 1
-    return relative_projection(rng.standard_normal((dim, dim)), layout) * np.sqrt(2.0)
-
-
-def position_bilinear(
-    h: ArrayLike,
-    positions: ArrayLike | int,
-    base: float = 10000.0,
-    layout: str = "interleaved",
-    *,
-    positions_n: ArrayLike | int | None = None,
-) -> np.ndarray:
-    r"""The matrix :math:`G_{mn} = p_m^\top H p_n` over a grid of positions.
-
-    Parameters
-    ----------
-    h
-        :math:`H`, ``d x d`` with ``d`` even.
-    positions
-        Positions :math:`m` (an int ``L`` means ``0 … L-1``).
-    base, layout
-        Of the sinusoidal encoding :math:`p`.
-    positions_n
-        Positions :math:`n` (default: the same as ``positions``).
-    """
-    h = _check_pair_matrix(h, "h")
-    dim = h.shape[0]
-    p_m = sinusoidal(positions, dim, base, layout)
-    p_n = p_m if positions_n is None else sinusoidal(positions_n, dim, base, layout)
-    return p_m @ h @ p_n.T
-
-
-def shift_defect(
-    h: ArrayLike, length: int, base: float = 10000.0, layout: str = "interleaved"
-) -> float:
-    r"""How far :math:`p_m^\top H p_n` is from depending on :math:`m - n` only, on a grid.
-
-    .. math::
-        \frac{\max_{m,n} |G_{m+1,n+1} - G_{m,n}|}{\max_{m,n} |G_{m,n}|},
-        \qquad 0 \le m, n < L - 1,
-
-    zero (to round-off) exactly when :math:`G` is constant along every diagonal of the grid.
-    """
-    length = check_count(length, "length", 2)
-    return toeplitz_defect(position_bilinear(h, length, base, layout))
-
-
-def toeplitz_defect(g: ArrayLike) -> float:
-    r"""How far an array is from being constant along the diagonals of its first two axes.
-
-    .. math::
-        \frac{\max |G_{m+1,n+1} - G_{m,n}|}{\max |G_{m,n}|},
-
-    with the maxima over every index (trailing axes, if any, included) and moduli for complex
-    entries; 0 for an all-zero array. Applied to a Gram matrix :math:`G = PP^\top` or
-    :math:`G = PHP^\top` of a table :math:`P`, it is zero (to round-off) exactly when the form
-    depends on the positions only through :math:`m - n` on the grid.
-    """
-    array = np.asarray(g)
-    if array.ndim < 2 or min(array.shape[:2]) < 2:
-        raise ValueError(f"g must have at least two axes of length >= 2, got shape {array.shape}")
-    if not np.issubdtype(array.dtype, np.number) or array.dtype == bool:
-        raise TypeError(f"g must hold real or complex numbers, got dtype {array.dtype}")
-    if not np.all(np.isfinite(array)):
-        raise ValueError("g must be finite: found NaN or infinity")
-    scale = np.abs(array).max()
-    if scale == 0:
-        return 0.0
-    return float(np.abs(array[1:, 1:] - array[:-1, :-1]).max() / scale)
-
-
-# --------------------------------------------------------------------------------------------
-# diagonal dominance
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DiagonalDominance:
-    r"""How much of a square matrix :math:`H` sits on its diagonal, by four metrics.
-
-    ``diagonal_share``
-        :math:`\sum_j H_{jj}^2 / \|H\|_F^2`; 1 for a diagonal matrix, :math:`1/d` expected for
-        i.i.d. entries.
-    ``block_share``
-        The same for the 2×2 blocks of the encoding's pairs; :math:`2/d` for i.i.d. entries.
-    ``relative_share``
-        :math:`\|\bar H\|_F^2/\|H\|_F^2` with :math:`\bar H` = :func:`relative_projection`: the
-        part of :math:`H` that :math:`p_m^\top H p_n` sees as a function of :math:`m - n`;
-        :math:`1/d` for i.i.d. entries.
-    ``dominant_rows``
-        Fraction of rows with :math:`|H_{jj}| > \sum_{k\ne j}|H_{jk}|` (classical strict diagonal
-        dominance); essentially 0 for i.i.d. entries once :math:`d` is moderate.
-    ``dim``
-        :math:`d`.
-    """
-
-    diagonal_share: float
-    block_share: float
-    relative_share: float
-    dominant_rows: float
-    dim: int
-
-    def iid_baseline(self) -> dict[str, float]:
-        """Expected ``diagonal_share``, ``block_share``, ``relative_share`` for i.i.d. entries."""
-        d = self.dim
-        return {"diagonal_share": 1.0 / d, "block_share": 2.0 / d, "relative_share": 1.0 / d}
-
-
-def diagonal_dominance(h: ArrayLike, layout: str = "interleaved") -> DiagonalDominance:
-    """The metrics of :class:`DiagonalDominance` for a square ``d x d`` matrix (``d`` even)."""
-    h = _check_pair_matrix(h, "h")
-    total = float(np.sum(h**2))
-    if total == 0:
-        raise ValueError("h is the zero matrix: its shares are undefined")
-    sin_col, cos_col = pair_columns(h.shape[0], layout)
-    block = float(
-        np.sum(h[sin_col, sin_col] ** 2)
-        + np.sum(h[cos_col, cos_col] ** 2)
-        + np.sum(h[sin_col, cos_col] ** 2)
-        + np.sum(h[cos_col, sin_col] ** 2)
-    )
-    diag = np.abs(np.diag(h))
-    off = np.abs(h).sum(axis=1) - diag
-    return DiagonalDominance(
-        diagonal_share=float(np.sum(diag**2)) / total,
-        block_share=block / total,
-        relative_share=float(np.sum(relative_projection(h, layout) ** 2)) / total,
-        dominant_rows=float(np.mean(diag > off)),
-        dim=h.shape[0],
-    )
-
-
-def expected_rotated_diagonal_share(c: ArrayLike) -> float:
-    r"""Expected diagonal share of :math:`Q C Q^\top` for a uniformly random rotation :math:`Q`.
-
-    A baseline for "is the diagonal of :math:`C` special in this basis?": it keeps the spectrum
-    and forgets the basis. For a row :math:`q` uniform on the unit sphere of :math:`\mathbb R^d`,
-    :math:`\mathbb E[(q^\top C q)^2] = [(\operatorname{tr} C)^2 + \operatorname{tr}(C^2)
-    + \operatorname{tr}(C C^\top)]/(d(d+2))`, so
-
-    .. math::
-        \mathbb E\Big[\frac{\sum_j (QCQ^\top)_{jj}^2}{\|C\|_F^2}\Big]
-        = \frac{(\operatorname{tr} C)^2 + \operatorname{tr}(C^2) + \|C\|_F^2}{(d+2)\,\|C\|_F^2},
-
-    which for a symmetric :math:`C` is :math:`[(\operatorname{tr} C)^2/\|C\|_F^2 + 2]/(d+2)`:
-    about the effective rank divided by :math:`d`.
-    """
-    c = _check_matrix(c, "c", square=True)
-    d = c.shape[0]
-    frob = float(np.sum(c**2))
-    if frob == 0:
-        raise ValueError("c is the zero matrix: its shares are undefined")
-    return (float(np.trace(c)) ** 2 + float(np.trace(c @ c)) + frob) / ((d + 2) * frob)
-
-
-def _haar_orthogonal(dim: int, rng: np.random.Generator) -> np.ndarray:
-    """A Haar-random orthogonal matrix (QR of a Gaussian matrix with the signs fixed)."""
-    q, r = np.linalg.qr(rng.standard_normal((dim, dim)))
-    return q * np.sign(np.diag(r))
-
-
-def rotated_diagonal_shares(c: ArrayLike, samples: int, rng: np.random.Generator) -> np.ndarray:
-    r"""Diagonal shares of :math:`Q C Q^\top` for ``samples`` Haar-random rotations :math:`Q`.
-
-    The Monte-Carlo counterpart of :func:`expected_rotated_diagonal_share`.
-    """
-    c = _check_matrix(c, "c", square=True)
-    samples = check_count(samples, "samples", 1)
-    rng = _check_rng(rng)
-    frob = float(np.sum(c**2))
-    if frob == 0:
-        raise ValueError("c is the zero matrix: its shares are undefined")
-    out = np.empty(samples)
-    for s in range(samples):
-        q = _haar_orthogonal(c.shape[0], rng)
-        out[s] = float(np.sum(np.diag(q @ c @ q.T) ** 2)) / frob
-    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -468,7 +184,8 @@ def toeplitz_hankel(g: ArrayLike, *, centered: bool = False) -> ToeplitzHankel:
     Parameters
     ----------
     g
-        The matrix, e.g. :func:`position_bilinear` or measured attention scores.
+        The matrix, e.g. :func:`posenc_lib.shift_invariance.position_bilinear` or measured
+        attention scores.
     centered
         Subtract the grand mean of ``g`` before fitting and before computing the shares (a
         constant is both Toeplitz and Hankel, so it inflates both ``r2_toeplitz`` and
@@ -523,32 +240,6 @@ def toeplitz_hankel(g: ArrayLike, *, centered: bool = False) -> ToeplitzHankel:
 # --------------------------------------------------------------------------------------------
 
 
-def rotary_scores(
-    q: ArrayLike, k: ArrayLike, m: ArrayLike, n: ArrayLike, base: float = 10000.0
-) -> np.ndarray:
-    r"""The rotary score :math:`(\mathcal R_m q)^\top (\mathcal R_n k)` computed by rotating.
-
-    :math:`\mathcal R_m` rotates pair :math:`i` of a vector, :math:`(x_{2i}, x_{2i+1})`, by
-    :math:`R(m\theta_i)`, :math:`\theta_i = b^{-2i/h}` with :math:`h` the length of ``q``
-    (the convention of :class:`posenc_lib.nn.RotaryEmbedding`). ``m`` and ``n`` broadcast
-    against each other; the result has their broadcast shape.
-    """
-    q = _check_vector(q, "q")
-    k = _check_vector(k, "k")
-    if q.shape != k.shape:
-        raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
-    theta = frequencies(q.size, base)
-    m_arr, n_arr = np.broadcast_arrays(check_real_array(m, "m"), check_real_array(n, "n"))
-
-    def rotate(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        phase = pos[..., None] * theta
-        c, s = np.cos(phase), np.sin(phase)
-        x0, x1 = x[0::2], x[1::2]
-        return np.stack((c * x0 - s * x1, s * x0 + c * x1), axis=-1)
-
-    return np.sum(rotate(q, m_arr) * rotate(k, n_arr), axis=(-2, -1))
-
-
 def rotary_score_formula(
     q: ArrayLike, k: ArrayLike, delta: ArrayLike, base: float = 10000.0
 ) -> np.ndarray:
@@ -563,7 +254,7 @@ def rotary_score_formula(
     if q.shape != k.shape:
         raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
     base = check_base(base)
-    theta = frequencies(q.size, base)
+    theta = frequencies(q.size, base=base)
     phase = check_real_array(delta, "delta")[..., None] * theta
     dot = q[0::2] * k[0::2] + q[1::2] * k[1::2]
     cross = q[0::2] * k[1::2] - q[1::2] * k[0::2]

@@ -1,14 +1,19 @@
-r"""The sinusoidal encoding: frequencies, tables in every layout, and shift matrices.
+r"""The sinusoidal encoding: frequencies, angles, the position table, rotations and shifts.
 
 Notation (the book's): ``dim`` is :math:`d` (even), ``base`` is :math:`b`, pair ``i`` has angular
 frequency :math:`\theta_i = b^{-2i/d}` and position :math:`m` is encoded as
 
 .. math:: p_{m,2i} = \sin(m\theta_i), \qquad p_{m,2i+1} = \cos(m\theta_i)
 
-in the paper's interleaved layout. Angles :math:`m\theta_i` are always formed in float64.
+in the paper's interleaved layout (other layouts: :mod:`posenc_lib.layouts`). Angles
+:math:`m\theta_i` are always formed in float64. Moving a position by :math:`\Delta` rotates every
+pair, :math:`p_{m+\Delta} = M_\Delta\,p_m` (:func:`posenc_lib.shift_matrix`); the fast method of
+:func:`posenc_lib.sinusoidal` is built on that identity (:mod:`posenc_lib.angle_addition`).
 """
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -18,31 +23,68 @@ from ._validation import (
     check_base,
     check_choice,
     check_dim,
+    check_float_dtype,
     check_positions,
+    check_real,
     check_real_array,
+    check_table_size,
+    describe,
 )
+from .angle_addition import fill_progression, integer_progression
+from .layouts import LAYOUTS, pair_columns
 
-#: Coordinate layouts of one encoding vector.
-#: ``"interleaved"``: (sin, cos) per pair, the paper's; ``"interleaved_cos_first"``: (cos, sin) per
-#: pair, the complex-number derivation's natural order; ``"concatenated"``: all sines then all
-#: cosines, as in tensor2tensor, fairseq and many Hugging Face models.
-LAYOUTS = ("interleaved", "interleaved_cos_first", "concatenated")
+__all__ = [
+    "FAST_MIN_ENTRIES",
+    "METHODS",
+    "SPACINGS",
+    "angles",
+    "frequencies",
+    "rotation",
+    "shift_matrix",
+    "sinusoidal",
+    "wavelengths",
+]
 
 #: Exponent spacings of the frequencies: ``"2i/d"`` gives :math:`\theta_i = b^{-2i/d}` (the
 #: paper's); ``"i/(d/2-1)"`` gives :math:`\theta_i = b^{-i/(d/2-1)}` (tensor2tensor's), whose
 #: slowest pair reaches exactly :math:`1/b`.
 SPACINGS = ("2i/d", "i/(d/2-1)")
 
-#: Tables with at least this many entries (positions x dim) whose positions are an integer
-#: progression are built by angle addition in :func:`posenc_lib.sinusoidal`; smaller ones directly.
+#: Methods of :func:`posenc_lib.sinusoidal`: ``"auto"`` picks ``"angle_addition"`` for large
+#: tables of integer positions in arithmetic progression and ``"direct"`` otherwise.
+METHODS = ("auto", "angle_addition", "direct")
+
+#: With ``method="auto"``, tables with at least this many entries (positions x dim) whose positions
+#: are an integer progression are built by angle addition; smaller ones directly.
 FAST_MIN_ENTRIES = 1 << 16
 
 
-def frequencies(dim: int, base: float = 10000.0, spacing: str = "2i/d") -> np.ndarray:
+def frequencies(dim: int, *, base: float = 10000.0, spacing: str = "2i/d") -> np.ndarray:
     r"""Angular frequencies :math:`\theta_i = b^{-2i/d}`, :math:`i = 0,\dots,d/2-1`, in rad/token.
 
     With ``spacing="i/(d/2-1)"`` the exponent is :math:`i/(d/2-1)` instead (0 for ``dim == 2``).
-    Returns a float64 array of length ``dim // 2``, decreasing from :math:`\theta_0 = 1`.
+
+    Parameters
+    ----------
+    dim : int
+        The model dimension :math:`d`, a positive even integer.
+    base : float
+        The base :math:`b > 1`.
+    spacing : str
+        One of :data:`SPACINGS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 of length ``dim // 2``, decreasing from :math:`\theta_0 = 1`.
+
+    Examples
+    --------
+    >>> import posenc_lib as pe
+    >>> [f"{theta:.3g}" for theta in pe.frequencies(8, base=10000.0)]
+    ['1', '0.1', '0.01', '0.001']
+    >>> print(f'{pe.frequencies(8, base=10000.0, spacing="i/(d/2-1)")[-1]:.3g}')
+    0.0001
     """
     dim = check_dim(dim)
     base = check_base(base)
@@ -52,113 +94,177 @@ def frequencies(dim: int, base: float = 10000.0, spacing: str = "2i/d") -> np.nd
     return np.exp(-exponent * np.log(base))
 
 
-def wavelengths(dim: int, base: float = 10000.0, spacing: str = "2i/d") -> np.ndarray:
-    r"""Wavelengths :math:`\lambda_i = 2\pi/\theta_i` in tokens, increasing from :math:`2\pi`."""
-    return 2.0 * np.pi / frequencies(dim, base, spacing)
+def wavelengths(dim: int, *, base: float = 10000.0, spacing: str = "2i/d") -> np.ndarray:
+    r"""Wavelengths :math:`\lambda_i = 2\pi/\theta_i` in tokens, increasing from :math:`2\pi`.
+
+    Parameters
+    ----------
+    dim, base, spacing
+        As in :func:`frequencies`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`2\pi b^{2i/d}` (or :math:`2\pi b^{i/(d/2-1)}`), ``dim // 2`` float64 values.
+
+    Examples
+    --------
+    >>> import posenc_lib as pe
+    >>> pe.wavelengths(4, base=100.0).round(2)
+    array([ 6.28, 62.83])
+    """
+    return 2.0 * np.pi / frequencies(dim, base=base, spacing=spacing)
 
 
 def angles(
-    positions: ArrayLike | int, dim: int, base: float = 10000.0, spacing: str = "2i/d"
+    positions: ArrayLike | int, dim: int, *, base: float = 10000.0, spacing: str = "2i/d"
 ) -> np.ndarray:
-    r"""The float64 angle table :math:`m\theta_i`, shape ``(len(positions), dim // 2)``."""
-    return np.multiply.outer(check_positions(positions), frequencies(dim, base, spacing))
+    r"""The float64 angle table :math:`m\theta_i`, one row per position.
 
+    Parameters
+    ----------
+    positions : int or array_like
+        An int ``L`` (positions ``0 … L-1``) or a 1-D array of finite real positions.
+    dim, base, spacing
+        As in :func:`frequencies`.
 
-def _slots(dim: int, layout: str) -> tuple[np.ndarray, np.ndarray]:
-    """Column indices holding sin(m θ_i) and cos(m θ_i) for each pair i in ``layout``."""
-    pair = np.arange(dim // 2)
-    if layout == "interleaved":
-        return 2 * pair, 2 * pair + 1
-    if layout == "interleaved_cos_first":
-        return 2 * pair + 1, 2 * pair
-    return pair, dim // 2 + pair  # concatenated
+    Returns
+    -------
+    numpy.ndarray
+        float64 of shape ``(len(positions), dim // 2)``: entry :math:`(k, i)` is
+        ``positions[k] * theta[i]``.
+
+    Examples
+    --------
+    >>> import posenc_lib as pe
+    >>> pe.angles(3, 4, base=100.0)
+    array([[0. , 0. ],
+           [1. , 0.1],
+           [2. , 0.2]])
+    """
+    return np.multiply.outer(
+        check_positions(positions), frequencies(dim, base=base, spacing=spacing)
+    )
 
 
 def sinusoidal(
     positions: ArrayLike | int,
     dim: int,
+    *,
     base: float = 10000.0,
     layout: str = "interleaved",
     dtype: DTypeLike = np.float64,
-    *,
     spacing: str = "2i/d",
+    method: str = "auto",
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> np.ndarray:
     r"""The sinusoidal position table, one row :math:`p_m` per position.
 
+    .. math:: p_{m,2i} = \sin(m\theta_i), \qquad p_{m,2i+1} = \cos(m\theta_i), \qquad
+              \theta_i = b^{-2i/d}
+
+    (interleaved layout; other layouts permute the columns).
+
     Parameters
     ----------
-    positions
+    positions : int or array_like
         An int ``L`` (positions ``0 … L-1``) or a 1-D array of finite real positions; fractional
         positions are allowed (e.g. for position interpolation).
-    dim
+    dim : int
         The model dimension :math:`d`, a positive even integer.
-    base
+    base : float
         The base :math:`b > 1`.
-    layout
-        One of :data:`LAYOUTS`; the default is the paper's interleaved (sin, cos) pairs.
-    dtype
-        A numpy floating dtype for the result. Angles are formed in float64 whatever it is.
-    spacing
+    layout : str
+        One of :data:`posenc_lib.LAYOUTS`; the default is the paper's interleaved (sin, cos) pairs.
+    dtype : numpy.dtype
+        The dtype of the result. Angles are formed in float64 whatever it is.
+    spacing : str
         One of :data:`SPACINGS`.
-    max_bytes
-        Refuse to build a table larger than this (default 2 GiB).
+    method : str
+        One of :data:`~posenc_lib.encoding.METHODS`. ``"direct"``: one float64 sine and cosine
+        per entry. ``"angle_addition"``: :math:`p_{a+r} = M_r\,p_a`, sines and cosines only for
+        block starts and offsets (:func:`posenc_lib.angle_addition.fill_progression`); positions
+        must be integers in arithmetic progression. ``"auto"`` (default): angle addition for such
+        positions in tables of at least :data:`~posenc_lib.encoding.FAST_MIN_ENTRIES` entries,
+        direct otherwise.
+    max_bytes : int
+        Refuse to build a table larger than this (default 2 GiB), before allocating it.
 
     Returns
     -------
-    numpy.ndarray of shape ``(len(positions), dim)``.
+    numpy.ndarray
+        Shape ``(len(positions), dim)``, dtype ``dtype``.
 
     Notes
     -----
-    Two methods, one result up to a proved error bound. Positions that are exact integers in
-    arithmetic progression (an int ``L``, ``numpy.arange(a, b, step)``, ...) and tables of at least
-    :data:`~posenc_lib.encoding.FAST_MIN_ENTRIES` entries are built by angle addition,
-    :math:`p_{a+r} = M_r\,p_a` (:func:`posenc_lib.tables.sinusoidal_range`): sines and cosines
-    of float64 angles are evaluated only for block starts and offsets, and every entry is within
-    :func:`posenc_lib.tables.error_bound` of the exact value (about :math:`1.8\times10^{-7}` in
-    float32, :math:`2.5\,\varepsilon\,\max|m|` in float64). Other positions (fractional,
-    unevenly spaced) use the direct method, one float64 sine and cosine per entry
-    (:func:`posenc_lib.tables.sinusoidal_direct`).
-    """
-    from .tables import _fill_direct, _fill_progression, _new_table, integer_progression
+    Both methods agree to a proved bound: every entry of an angle-addition table is within
+    :func:`posenc_lib.error_bounds.error_bound` of the exact value (about
+    :math:`1.8\times10^{-7}` in float32, :math:`2.5\,\varepsilon\max|m|` in float64, chapter 8).
 
-    theta = frequencies(dim, base, spacing)
-    pos, table = _new_table(positions, dim, layout, dtype, max_bytes)
-    slots = _slots(table.shape[1], layout)
-    progression = integer_progression(pos) if table.size >= FAST_MIN_ENTRIES else None
+    Examples
+    --------
+    >>> import posenc_lib as pe
+    >>> pe.sinusoidal(2, 4, base=100.0).round(4)
+    array([[0.    , 1.    , 0.    , 1.    ],
+           [0.8415, 0.5403, 0.0998, 0.995 ]])
+    >>> pe.sinusoidal([0.5], 2)
+    array([[0.47942554, 0.87758256]])
+    """
+    dim = check_dim(dim)
+    theta = frequencies(dim, base=base, spacing=spacing)
+    check_choice(layout, "layout", LAYOUTS)
+    check_choice(method, "method", METHODS)
+    out_dtype = check_float_dtype(dtype)
+    itemsize = max(out_dtype.itemsize, 8)  # the float64 working arrays count too
+    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
+        check_table_size(max(int(positions), 0), dim, itemsize, max_bytes)  # before arange
+    pos = check_positions(positions)
+    check_table_size(pos.size, dim, itemsize, max_bytes)
+    table = np.empty((pos.size, dim), dtype=out_dtype)
+    if pos.size == 0:
+        return table
+    sin_cols, cos_cols = pair_columns(dim, layout=layout, as_slices=True)
+    progression = None
+    if method == "angle_addition" or (method == "auto" and table.size >= FAST_MIN_ENTRIES):
+        progression = integer_progression(pos)
+        if progression is None and method == "angle_addition":
+            raise ValueError(
+                "positions must be integers in arithmetic progression, at most 2**52 in "
+                f"magnitude, for method='angle_addition', got {describe(positions)}"
+            )
     if progression is not None:
-        _fill_progression(table, progression[0], progression[1], theta, *slots)
+        start, step = progression
+        fill_progression(table, theta, sin_cols, cos_cols, start=start, step=step)
     else:
-        _fill_direct(table, pos, theta, *slots)
+        phase = np.multiply.outer(pos, theta)
+        table[:, sin_cols] = np.sin(phase)
+        table[:, cos_cols] = np.cos(phase)
     return table
 
 
-def layout_permutation(dim: int, source: str, target: str) -> np.ndarray:
-    """Index array ``perm`` with ``table_target == table_source[..., perm]`` (a permutation)."""
-    dim = check_dim(dim)
-    check_choice(source, "source", LAYOUTS)
-    check_choice(target, "target", LAYOUTS)
-    src_sin, src_cos = _slots(dim, source)
-    dst_sin, dst_cos = _slots(dim, target)
-    perm = np.empty(dim, dtype=np.intp)
-    perm[dst_sin] = src_sin
-    perm[dst_cos] = src_cos
-    return perm
-
-
-def convert_layout(table: ArrayLike, source: str, target: str) -> np.ndarray:
-    """Reorder the last axis of ``table`` from layout ``source`` to ``target`` (no arithmetic)."""
-    array = np.asarray(table)
-    if array.ndim < 1:
-        raise ValueError("table must have at least one axis (the encoding dimension last)")
-    return array[..., layout_permutation(array.shape[-1], source, target)]
-
-
 def rotation(phi: ArrayLike) -> np.ndarray:
-    r"""The rotation :math:`R(\varphi)`, the matrix with rows :math:`(\cos\varphi, -\sin\varphi)`
-    and :math:`(\sin\varphi, \cos\varphi)`.
+    r"""The rotation matrix :math:`R(\varphi)`.
 
-    Vectorized: an array of angles of shape ``S`` gives matrices of shape ``S + (2, 2)``.
+    .. math:: R(\varphi) = \begin{pmatrix} \cos\varphi & -\sin\varphi \\
+              \sin\varphi & \cos\varphi \end{pmatrix}
+
+    Parameters
+    ----------
+    phi : float or array_like
+        Angles in radians, finite, of any shape ``S``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 of shape ``S + (2, 2)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import posenc_lib as pe
+    >>> pe.rotation(np.pi / 2).round(12)
+    array([[ 0., -1.],
+           [ 1.,  0.]])
     """
     phi = check_real_array(phi, "phi")
     c, s = np.cos(phi), np.sin(phi)
@@ -166,27 +272,54 @@ def rotation(phi: ArrayLike) -> np.ndarray:
 
 
 def shift_matrix(
-    k: float, dim: int, base: float = 10000.0, layout: str = "interleaved", spacing: str = "2i/d"
+    delta: float,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    spacing: str = "2i/d",
 ) -> np.ndarray:
-    r"""The matrix :math:`M_k` with :math:`p_{m+k} = M_k\,p_m` for every position :math:`m`.
+    r"""The matrix :math:`M_\Delta` with :math:`p_{m+\Delta} = M_\Delta\,p_m` for every :math:`m`.
 
     It is block-diagonal over frequency pairs. On the interleaved pair
-    :math:`(\sin m\theta_i, \cos m\theta_i)` the block is
-    :math:`R(-k\theta_i)`, with rows :math:`(\cos k\theta_i, \sin k\theta_i)` and
-    :math:`(-\sin k\theta_i, \cos k\theta_i)`, by the angle-addition formulas; it does not depend
-    on :math:`m`.
+    :math:`(\sin m\theta_i, \cos m\theta_i)` the block is :math:`R(-\Delta\theta_i)`,
+
+    .. math:: \begin{pmatrix} \cos\Delta\theta_i & \sin\Delta\theta_i \\
+              -\sin\Delta\theta_i & \cos\Delta\theta_i \end{pmatrix},
+
+    by the angle-addition formulas; it does not depend on :math:`m`.
+
+    Parameters
+    ----------
+    delta : float
+        The shift :math:`\Delta`, a finite real number.
+    dim, base, spacing
+        As in :func:`frequencies`.
+    layout : str
+        One of :data:`posenc_lib.LAYOUTS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 of shape ``(dim, dim)``, orthogonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import posenc_lib as pe
+    >>> table = pe.sinusoidal(10, 8)
+    >>> bool(np.allclose(table[:7] @ pe.shift_matrix(3, 8).T, table[3:]))
+    True
     """
     dim = check_dim(dim)
     check_choice(layout, "layout", LAYOUTS)
-    if np.ndim(k) != 0:
-        raise TypeError(f"k must be a real scalar, got an array of shape {np.shape(k)}")
-    shift = float(check_real_array(k, "k"))
-    phase = shift * frequencies(dim, base, spacing)
+    shift = check_real(delta, "delta")
+    phase = shift * frequencies(dim, base=base, spacing=spacing)
     c, s = np.cos(phase), np.sin(phase)
-    sin_slot, cos_slot = _slots(dim, layout)
+    sin_col, cos_col = pair_columns(dim, layout=layout)
     matrix = np.zeros((dim, dim))
-    matrix[sin_slot, sin_slot] = c
-    matrix[sin_slot, cos_slot] = s
-    matrix[cos_slot, sin_slot] = -s
-    matrix[cos_slot, cos_slot] = c
+    matrix[sin_col, sin_col] = c
+    matrix[sin_col, cos_col] = s
+    matrix[cos_col, sin_col] = -s
+    matrix[cos_col, cos_col] = c
     return matrix

@@ -38,7 +38,6 @@ import argparse
 import dataclasses
 import json
 import math
-import numbers
 import os
 import platform
 import shlex
@@ -54,7 +53,15 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ._validation import check_base, check_choice, check_count
+from ._validation import (
+    check_base,
+    check_choice,
+    check_count,
+    check_instance,
+    check_real,
+    check_rng,
+    check_vector,
+)
 from .nn import SCHEMES, TinyTransformer
 
 __all__ = [
@@ -62,8 +69,11 @@ __all__ = [
     "IGNORE",
     "TASKS",
     "Config",
+    "build_model",
     "evaluate",
     "expand_grid",
+    "hardware",
+    "main",
     "make_batch",
     "run",
     "run_grid",
@@ -102,17 +112,42 @@ def make_batch(
     ``"index"``: ``targets[:, t] = tokens[:, k]`` for :math:`t > k`; :data:`IGNORE` elsewhere.
     The tokens are ``rng.integers(0, vocab_size, (batch_size, length))``, so the same generator
     state gives the same batch on every platform.
+
+    Parameters
+    ----------
+    task : str
+        One of :data:`TASKS`.
+    batch_size : int
+        Sequences in the batch, at least 1.
+    length : int
+        Tokens per sequence; more than ``k`` (offset task) or ``k + 1`` (index task).
+    rng : numpy.random.Generator
+        The source of the tokens.
+    vocab_size : int
+        Symbols, at least 2.
+    k : int
+        The task's offset (at least 1) or absolute position (at least 0).
+
+    Returns
+    -------
+    tokens, targets : torch.Tensor
+        int64 tensors of shape ``(batch_size, length)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.experiments import make_batch
+    >>> tokens, targets = make_batch("offset", 1, 5, np.random.default_rng(0), k=2)
+    >>> tokens.tolist(), targets.tolist()
+    ([[13, 10, 8, 4, 4]], [[-100, -100, 13, 10, 8]])
     """
     check_choice(task, "task", TASKS)
     batch_size = check_count(batch_size, "batch_size", 1)
-    length = check_count(length, "length", 1)
     vocab_size = check_count(vocab_size, "vocab_size", 2)
     k = check_count(k, "k", 1 if task == "offset" else 0)
     first = k if task == "offset" else k + 1
-    if length <= first:
-        raise ValueError(f"length must exceed {first} for task {task!r} with k = {k}, got {length}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    length = check_count(length, "length", first + 1)
+    rng = check_rng(rng)
     tokens = rng.integers(0, vocab_size, size=(batch_size, length), dtype=np.int64)
     targets = np.full((batch_size, length), IGNORE, dtype=np.int64)
     if task == "offset":
@@ -131,10 +166,21 @@ def make_batch(
 class Config:
     """One training run. All fields have defaults sized for a CPU in seconds.
 
+    ``task``, ``k``, ``vocab_size`` define the data (:func:`make_batch`); ``scheme`` (one of
+    :data:`posenc_lib.nn.SCHEMES`), ``base``, ``dim``, ``n_heads``, ``n_layers`` the model;
+    ``train_length``, ``steps``, ``batch_size``, ``lr``, ``warmup`` the training;
+    ``test_multiples`` and ``eval_sequences`` the evaluation; ``seed`` and ``device`` the run.
     ``base`` applies to ``"sinusoidal"`` (on ``dim``) and ``"rotary"`` (on ``dim // n_heads``).
     ``test_multiples`` are the evaluation lengths as multiples of ``train_length``; a learned table
     gets ``train_length * max(test_multiples)`` rows, of which training reaches the first
-    ``train_length``.
+    ``train_length``. Every field is checked when the configuration is made.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import Config
+    >>> config = Config(scheme="rotary", train_length=10, test_multiples=(1, 2.5))
+    >>> config.test_lengths, config.label
+    ((10, 25), 'rotary b=1e4')
     """
 
     task: str = "offset"
@@ -166,23 +212,12 @@ class Config:
             check_count(getattr(self, name), name, 1)
         check_count(self.warmup, "warmup", 0)
         check_count(self.seed, "seed", 0)
-        if not (isinstance(self.lr, numbers.Real) and 0 < self.lr < 1):
-            raise ValueError(f"lr must be a real number in (0, 1), got {self.lr!r}")
-        multiples = tuple(self.test_multiples)
-        if not multiples or any(
-            isinstance(m, bool) or not isinstance(m, numbers.Real) or m < 1 for m in multiples
-        ):
-            raise ValueError(
-                f"test_multiples must be a non-empty sequence of reals >= 1, got {multiples!r}"
-            )
+        check_real(self.lr, "lr", above=0.0, below=1.0)
+        multiples = check_vector(self.test_multiples, "test_multiples", minimum=1.0)
         object.__setattr__(self, "test_multiples", tuple(float(m) for m in multiples))
         first = self.k if self.task == "offset" else self.k + 1
-        if self.train_length <= first:
-            raise ValueError(
-                f"train_length must exceed {first} for task {self.task!r} with k = {self.k}"
-            )
-        if not isinstance(self.device, str):
-            raise TypeError(f"device must be a string such as 'cpu' or 'cuda', got {self.device!r}")
+        check_count(self.train_length, "train_length", first + 1)
+        check_instance(self.device, "device", str, "a device string such as 'cpu' or 'cuda'")
 
     @property
     def test_lengths(self) -> tuple[int, ...]:
@@ -203,7 +238,26 @@ class Config:
 
 
 def build_model(config: Config) -> TinyTransformer:
-    """The causal :class:`~posenc_lib.nn.TinyTransformer` of ``config``, seeded by its seed."""
+    """The causal :class:`~posenc_lib.nn.TinyTransformer` of ``config``, seeded by its seed.
+
+    Parameters
+    ----------
+    config : Config
+        The run; its table holds the longest test length.
+
+    Returns
+    -------
+    posenc_lib.nn.TinyTransformer
+        Untrained, on ``config.device``.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import Config, build_model
+    >>> model = build_model(Config(dim=16, n_heads=2))
+    >>> model.dim, model.n_heads
+    (16, 2)
+    """
+    config = check_instance(config, "config", Config, "a posenc_lib.experiments.Config")
     torch.manual_seed(config.seed)
     model = TinyTransformer(
         config.vocab_size,
@@ -231,6 +285,25 @@ def train(config: Config) -> tuple[TinyTransformer, list[float]]:
 
     AdamW (no weight decay), the learning-rate schedule of warm-up then cosine decay, gradient
     norm clipped at 1. Batch ``s`` of seed ``seed`` is always the same.
+
+    Parameters
+    ----------
+    config : Config
+        The run.
+
+    Returns
+    -------
+    model : posenc_lib.nn.TinyTransformer
+        The trained model, in eval mode.
+    losses : list of float
+        The training loss of every step.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import Config, train
+    >>> model, losses = train(Config(steps=3, warmup=1))
+    >>> len(losses), model.training
+    (3, False)
     """
     model = build_model(config)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.0)
@@ -268,10 +341,33 @@ def train(config: Config) -> tuple[TinyTransformer, list[float]]:
 def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, Any]:
     """Accuracy of ``model`` on ``config.eval_sequences`` fresh sequences of ``length`` tokens.
 
-    Returns ``accuracy`` (over all scored positions) and ``per_position`` (a list, ``None`` where
-    position ``t`` has no target). The sequences depend only on ``EVAL_SEED``, the task and
-    ``length``, never on the model's seed.
+    The sequences depend only on :data:`EVAL_SEED`, the task and ``length``, never on the
+    model's seed, so every model is scored on the same test set.
+
+    Parameters
+    ----------
+    model : posenc_lib.nn.TinyTransformer
+        The model (its train/eval mode is restored afterwards).
+    config : Config
+        The task and evaluation settings.
+    length : int
+        Tokens per test sequence, at least 2.
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (over all scored positions) and ``per_position`` (a list, ``None`` where
+        position ``t`` has no target).
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import Config, build_model, evaluate
+    >>> config = Config(eval_sequences=8)
+    >>> result = evaluate(build_model(config), config, 16)
+    >>> 0.0 <= result["accuracy"] <= 1.0, result["per_position"][0]
+    (True, None)
     """
+    config = check_instance(config, "config", Config, "a posenc_lib.experiments.Config")
     length = check_count(length, "length", 2)
     rng = np.random.default_rng([EVAL_SEED, TASKS.index(config.task), config.k, length])
     tokens, targets = make_batch(
@@ -295,11 +391,26 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
 def run(config: Config) -> dict[str, Any]:
     """Train ``config`` and evaluate it at every test length.
 
-    Returns a JSON-ready dict: the configuration, ``final_loss`` (mean of the last 10 steps),
-    ``accuracy`` ({length: accuracy}) and ``per_position`` (at the longest test length).
+    Parameters
+    ----------
+    config : Config
+        The run to train, then evaluate at each of ``config.test_lengths``.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``config`` (as a dict), ``label``, ``final_loss`` (mean of the last 10
+        steps), ``accuracy`` ({length: accuracy}), ``per_position`` (at the longest test
+        length) and ``seconds``.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import Config, run
+    >>> result = run(Config(steps=2, warmup=1, eval_sequences=4))
+    >>> sorted(result["accuracy"])
+    ['16', '32', '64']
     """
-    if not isinstance(config, Config):
-        raise TypeError(f"config must be a Config, got {type(config).__name__}")
+    config = check_instance(config, "config", Config, "a posenc_lib.experiments.Config")
     started = time.perf_counter()
     model, losses = train(config)
     results = {length: evaluate(model, config, length) for length in config.test_lengths}
@@ -324,8 +435,40 @@ def expand_grid(
     seeds: Sequence[int] = (0, 1, 2),
     k: dict[str, int] | None = None,
 ) -> list[Config]:
-    """Every (task, scheme, base, seed) configuration: sinusoidal over ``sinusoidal_bases``,
-    rotary over ``rotary_bases``, the other schemes once. ``k`` maps a task to its ``k``."""
+    """Every (task, scheme, base, seed) configuration of a grid.
+
+    Sinusoidal models run over ``sinusoidal_bases``, rotary ones over ``rotary_bases``, the other
+    schemes once (with ``base_config.base``).
+
+    Parameters
+    ----------
+    base_config : Config
+        The settings shared by every configuration.
+    tasks, schemes : Sequence[str]
+        Subsets of :data:`TASKS` and :data:`posenc_lib.nn.SCHEMES`.
+    sinusoidal_bases, rotary_bases : Sequence[float]
+        The bases of the sinusoidal and rotary models.
+    seeds : Sequence[int]
+        One configuration per seed.
+    k : dict or None
+        The ``k`` of each task (default: ``base_config.k``).
+
+    Returns
+    -------
+    list of Config
+        In the order task, scheme, base, seed.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import Config, expand_grid
+    >>> grid = expand_grid(Config(), schemes=("none", "sinusoidal"), sinusoidal_bases=(1e2, 1e4),
+    ...                    seeds=(0,), tasks=("offset",))
+    >>> [c.label for c in grid]
+    ['none', 'sinusoidal b=1e2', 'sinusoidal b=1e4']
+    """
+    base_config = check_instance(
+        base_config, "base_config", Config, "a posenc_lib.experiments.Config"
+    )
     configs = []
     for task in tasks:
         check_choice(task, "task", TASKS)
@@ -351,7 +494,27 @@ def expand_grid(
 
 
 def run_grid(configs: Iterable[Config], *, progress: bool = False) -> list[dict[str, Any]]:
-    """:func:`run` every configuration, in order."""
+    """:func:`run` every configuration, in order.
+
+    Parameters
+    ----------
+    configs : Iterable[Config]
+        The runs.
+    progress : bool
+        Print one line per finished run.
+
+    Returns
+    -------
+    list of dict
+        One :func:`run` result per configuration.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import Config, run_grid
+    >>> results = run_grid([Config(steps=1, warmup=1, eval_sequences=2, seed=s) for s in (0, 1)])
+    >>> [r["config"]["seed"] for r in results]
+    [0, 1]
+    """
     results = []
     for config in configs:
         result = run(config)
@@ -365,9 +528,26 @@ def run_grid(configs: Iterable[Config], *, progress: bool = False) -> list[dict[
 def summarize(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Group runs by (task, label) and give the mean, standard deviation, min and max accuracy.
 
-    One row per group, in order of first appearance, with ``seeds`` (how many runs) and, per test
-    length, ``mean``, ``std`` (sample standard deviation, ``ddof=1``; 0 for one run), ``min``,
-    ``max``.
+    Parameters
+    ----------
+    results : Sequence[dict]
+        :func:`run` results.
+
+    Returns
+    -------
+    list of dict
+        One row per group, in order of first appearance, with ``task``, ``label``, ``seeds``
+        (how many runs) and, per test length, ``mean``, ``std`` (sample standard deviation,
+        ``ddof=1``; 0 for one run), ``min``, ``max``.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import summarize
+    >>> runs = [{"config": {"task": "offset"}, "label": "none", "accuracy": {"16": a}}
+    ...         for a in (0.5, 0.7)]
+    >>> row = summarize(runs)[0]
+    >>> row["seeds"], round(row["accuracy"]["16"]["mean"], 3), row["accuracy"]["16"]["max"]
+    (2, 0.6, 0.7)
     """
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for result in results:
@@ -429,8 +609,25 @@ def _cpu_model() -> str:
 def hardware(device: str) -> dict[str, Any]:
     """A description of the machine: platform, CPU, thread count, torch version and GPU if used.
 
-    ``load_average_1min`` is the machine's load when the run started (``None`` where the OS has
-    none): a run's ``elapsed_s`` is only comparable between runs on equally idle machines.
+    Parameters
+    ----------
+    device : str
+        The device the runs use (``"cpu"``, ``"cuda"``, ...).
+
+    Returns
+    -------
+    dict
+        ``platform``, ``processor``, ``cpu_model``, ``cpu_count``, ``load_average_1min`` (the
+        machine's load when the run started, ``None`` where the OS has none: a run's
+        ``elapsed_s`` is only comparable between runs on equally idle machines),
+        ``torch_threads``, ``python``, ``torch``, ``device`` and, on CUDA, ``gpu``.
+
+    Examples
+    --------
+    >>> from posenc_lib.experiments import hardware
+    >>> info = hardware("cpu")
+    >>> info["device"], info["cpu_count"] > 0
+    ('cpu', True)
     """
     try:
         load = round(os.getloadavg()[0], 2)

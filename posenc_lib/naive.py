@@ -13,9 +13,10 @@ function                 row for position :math:`m`              what chapter 1 
 ``binary_code``          the bits of :math:`m`, least first      neighbour distances jump
 =======================  ======================================  ==============================
 
-Two measurements apply to any of these tables (or a sinusoidal one): :func:`neighbour_distances`,
-the distances :math:`\lVert p_{m+k} - p_m \rVert`, and :func:`affine_shift_residual`, how far
-the best affine map :math:`p_m \mapsto p_{m+k}` is from exact.
+One measurement applies to any of these tables (or a sinusoidal one):
+:func:`affine_shift_residual`, how far the best affine map :math:`p_m \mapsto p_{m+\Delta}` is
+from exact. (The distances between neighbours, :math:`\lVert p_{m+\Delta} - p_m\rVert`, are
+``numpy.linalg.norm(table[delta:] - table[:-delta], axis=1)``.)
 """
 
 from __future__ import annotations
@@ -26,36 +27,12 @@ from numpy.typing import ArrayLike
 from ._validation import (
     DEFAULT_MAX_BYTES,
     check_count,
-    check_positions,
-    check_real_array,
+    check_matrix,
     check_table_size,
+    check_token_positions,
 )
 
-__all__ = [
-    "affine_shift_residual",
-    "binary_code",
-    "integer_positions",
-    "neighbour_distances",
-    "scaled_positions",
-]
-
-#: Largest float64 below which every integer is represented exactly.
-_EXACT_FLOAT_INTEGERS = 2.0**53
-
-
-def _check_token_positions(positions: object) -> np.ndarray:
-    """Positions as an int64 array of whole numbers >= 0 (an int ``L`` means ``0 … L-1``)."""
-    as_float = check_positions(positions)  # type, shape and finiteness checks, shared wording
-    if np.any(as_float < 0):
-        raise ValueError(f"positions must be >= 0, got {as_float.min():g}")
-    if np.any(as_float != np.floor(as_float)):
-        raise ValueError("positions must be whole numbers (token indices), found a fractional one")
-    raw = np.asarray(positions)
-    if raw.ndim == 1 and np.issubdtype(raw.dtype, np.integer):
-        return raw.astype(np.int64)  # exact, even beyond 2**53
-    if np.any(as_float >= _EXACT_FLOAT_INTEGERS):
-        raise ValueError("positions >= 2**53 must be given as an integer array, not as floats")
-    return as_float.astype(np.int64)
+__all__ = ["affine_shift_residual", "binary_code", "integer_positions", "scaled_positions"]
 
 
 def integer_positions(
@@ -71,19 +48,28 @@ def integer_positions(
 
     Parameters
     ----------
-    positions
+    positions : int or array_like
         An int ``L`` (positions ``0 … L-1``) or a 1-D array of whole numbers :math:`m \ge 0`.
-    dim
+    dim : int
         Number of columns :math:`d \ge 1` (any integer; no evenness needed).
-    max_bytes
+    max_bytes : int
         Refuse to build a table larger than this (default 2 GiB).
 
     Returns
     -------
-    numpy.ndarray of float64, shape ``(len(positions), dim)``.
+    numpy.ndarray
+        float64 of shape ``(len(positions), dim)``.
+
+    Examples
+    --------
+    >>> from posenc_lib.naive import integer_positions
+    >>> integer_positions(3, 2)
+    array([[0., 0.],
+           [1., 1.],
+           [2., 2.]])
     """
     dim = check_count(dim, "dim", 1)
-    pos = _check_token_positions(positions)
+    pos = check_token_positions(positions)
     check_table_size(pos.size, dim, 8, max_bytes)
     return np.repeat(pos.astype(np.float64)[:, None], dim, axis=1)
 
@@ -101,16 +87,23 @@ def scaled_positions(
 
     Parameters
     ----------
-    length
+    length : int
         The sequence length :math:`L \ge 1`; the table has one row per position ``0 … L-1``.
-    dim
+    dim : int
         Number of columns :math:`d \ge 1`, each equal to the scaled position.
-    max_bytes
+    max_bytes : int
         Refuse to build a table larger than this (default 2 GiB).
 
     Returns
     -------
-    numpy.ndarray of float64, shape ``(length, dim)``, values in :math:`[0, 1]`.
+    numpy.ndarray
+        float64 of shape ``(length, dim)``, values in :math:`[0, 1]`.
+
+    Examples
+    --------
+    >>> from posenc_lib.naive import scaled_positions
+    >>> scaled_positions(5)[:, 0]
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
     length = check_count(length, "length", 1)
     dim = check_count(dim, "dim", 1)
@@ -127,26 +120,32 @@ def binary_code(
     .. math:: p_{m,j} = \left\lfloor m / 2^{j} \right\rfloor \bmod 2, \qquad j = 0, \dots, n-1
 
     Column ``j`` flips every :math:`2^j` positions (period :math:`2^{j+1}`), so column 0 is the
-    fastest-changing one, like the sinusoidal pair :math:`i = 0`. For example position 5
-    (binary ``101``) with 4 bits is ``[1, 0, 1, 0]``. With ``n_bits`` bits the code is unique
-    for :math:`0 \le m < 2^{n}` and is not defined beyond (it would wrap around).
+    fastest-changing one, like the sinusoidal pair :math:`i = 0`. With ``n_bits`` bits the code
+    is unique for :math:`0 \le m < 2^{n}` and is not defined beyond (it would wrap around).
 
     Parameters
     ----------
-    positions
+    positions : int or array_like
         An int ``L`` (positions ``0 … L-1``) or a 1-D array of whole numbers
         :math:`0 \le m < 2^{n}`.
-    n_bits
+    n_bits : int
         The number of bits :math:`n \ge 1`.
-    max_bytes
+    max_bytes : int
         Refuse to build a table larger than this (default 2 GiB).
 
     Returns
     -------
-    numpy.ndarray of float64 zeros and ones, shape ``(len(positions), n_bits)``.
+    numpy.ndarray
+        float64 zeros and ones, shape ``(len(positions), n_bits)``.
+
+    Examples
+    --------
+    >>> from posenc_lib.naive import binary_code
+    >>> binary_code([5], 4)  # 5 = 0b101
+    array([[1., 0., 1., 0.]])
     """
     n_bits = check_count(n_bits, "n_bits", 1)
-    pos = _check_token_positions(positions)
+    pos = check_token_positions(positions)
     check_table_size(pos.size, n_bits, 8, max_bytes)
     if n_bits < 63 and pos.size and pos.max() >= (1 << n_bits):
         raise ValueError(
@@ -161,69 +160,50 @@ def binary_code(
     return bits.astype(np.float64)
 
 
-def _check_table(table: ArrayLike) -> np.ndarray:
-    """``table`` as a 2-D float64 array of finite reals (one row per position), else raise."""
-    array = check_real_array(table, "table")  # dtype and finiteness, shared wording
-    if array.ndim != 2:
-        raise ValueError(f"table must be 2-D (positions x coordinates), got shape {array.shape}")
-    return array
+def affine_shift_residual(table: ArrayLike, *, delta: int = 1) -> float:
+    r"""RMS residual of the best affine map :math:`p_m \mapsto p_{m+\Delta}` over ``table``.
 
+    The map :math:`p_{m+\Delta} \approx A\,p_m + c` (one matrix :math:`A` and one vector
+    :math:`c` for every :math:`m`) is fitted by least squares over the :math:`L - \Delta` pairs
+    of rows :math:`\Delta` apart, and the root-mean-square of its residual over all entries is
+    returned:
 
-def neighbour_distances(table: ArrayLike, k: int = 1) -> np.ndarray:
-    r"""Euclidean distances :math:`\lVert p_{m+k} - p_m \rVert` between rows ``k`` apart.
-
-    For a code with one row per position :math:`0, 1, \dots` this is the distance between the
-    codes of positions :math:`k` apart; for a 0/1 code its square is the Hamming distance.
-
-    Parameters
-    ----------
-    table
-        A 2-D array of finite reals, one row per position.
-    k
-        The offset :math:`k \ge 1` between the compared rows.
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape ``(len(table) - k,)`` (empty when ``k >= len(table)``).
-    """
-    array = _check_table(table)
-    k = check_count(k, "k", 1)
-    return np.linalg.norm(array[k:] - array[:-k], axis=1) if k < len(array) else np.empty(0)
-
-
-def affine_shift_residual(table: ArrayLike, k: int = 1) -> float:
-    r"""RMS residual of the best affine map :math:`p_m \mapsto p_{m+k}` over the rows of ``table``.
-
-    The map :math:`p_{m+k} \approx A\,p_m + c` (one matrix :math:`A` and one vector :math:`c` for
-    every :math:`m`) is fitted by least squares over the :math:`L - k` pairs of rows ``k`` apart,
-    and the root-mean-square of its residual over all entries is returned:
-
-    .. math:: r = \min_{A,\,c} \Bigl(\frac{1}{(L-k)\,n}
-              \sum_{m=0}^{L-k-1} \lVert A p_m + c - p_{m+k} \rVert^2\Bigr)^{1/2}
+    .. math:: r = \min_{A,\,c} \Bigl(\frac{1}{(L-\Delta)\,n}
+              \sum_{m=0}^{L-\Delta-1} \lVert A p_m + c - p_{m+\Delta} \rVert^2\Bigr)^{1/2}
 
     for a table of :math:`L` rows and :math:`n` columns. It is zero (to rounding) exactly when
-    an affine map carries every row to the row ``k`` later, as for the integer and scaled codes
-    (:math:`p_{m+k} = p_m + \text{const}`) and the sinusoidal code (:math:`A = M_k`, a
-    rotation); for the binary code the carries make it positive.
+    an affine map carries every row to the row :math:`\Delta` later, as for the integer and
+    scaled codes (:math:`p_{m+\Delta} = p_m + \text{const}`) and the sinusoidal code
+    (:math:`A = M_\Delta`, a rotation); for the binary code the carries make it positive.
 
     Parameters
     ----------
-    table
-        A 2-D array of finite reals, one row per position, with more than ``k`` rows.
-    k
-        The offset :math:`k \ge 1`.
+    table : array_like
+        A 2-D array of finite reals, one row per position, with more than ``delta`` rows.
+    delta : int
+        The offset :math:`\Delta \ge 1`.
 
     Returns
     -------
     float
         The residual :math:`r \ge 0`, in the units of the table's entries.
+
+    Examples
+    --------
+    >>> import posenc_lib as pe
+    >>> from posenc_lib.naive import affine_shift_residual, binary_code
+    >>> affine_shift_residual(pe.sinusoidal(64, 8)) < 1e-12
+    True
+    >>> print(f"{affine_shift_residual(binary_code(64, 6)):.2f}")
+    0.31
     """
-    array = _check_table(table)
-    k = check_count(k, "k", 1)
-    if len(array) <= k:
+    array = check_matrix(table, "table")
+    delta = check_count(delta, "delta", 1)
+    if len(array) <= delta:
         raise ValueError(
-            f"table must have more than k = {k} rows to pair rows k apart, got {len(array)}"
+            f"table must have more than delta = {delta} rows to pair rows delta apart, "
+            f"got {len(array)} rows"
         )
-    design = np.hstack([array[:-k], np.ones((len(array) - k, 1))])
-    coef, *_ = np.linalg.lstsq(design, array[k:], rcond=None)
-    return float(np.sqrt(np.mean(np.square(design @ coef - array[k:]))))
+    design = np.hstack([array[:-delta], np.ones((len(array) - delta, 1))])
+    coef, *_ = np.linalg.lstsq(design, array[delta:], rcond=None)
+    return float(np.sqrt(np.mean(np.square(design @ coef - array[delta:]))))

@@ -34,7 +34,8 @@ import torch
 from torch import Tensor, nn
 
 from ._validation import check_base, check_choice, check_count, check_dim
-from .encoding import LAYOUTS, SPACINGS, angles, sinusoidal
+from .encoding import SPACINGS, angles, sinusoidal
+from .layouts import LAYOUTS
 
 __all__ = [
     "SCHEMES",
@@ -246,7 +247,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
 
     def _compute(self, length: int, dtype: torch.dtype, device: torch.device) -> Tensor:
         rows = sinusoidal(
-            length, self.dim, self.base, self.layout, np.float64, spacing=self.spacing
+            length, self.dim, base=self.base, layout=self.layout, spacing=self.spacing
         )
         return torch.from_numpy(rows).to(device=device, dtype=dtype)
 
@@ -353,7 +354,7 @@ class RotaryEmbedding(PositionScheme):
     def _compute(
         self, length: int, dtype: torch.dtype, device: torch.device
     ) -> tuple[Tensor, Tensor]:
-        phase = angles(length, self.head_dim, self.base)  # float64, (length, head_dim/2)
+        phase = angles(length, self.head_dim, base=self.base)  # float64, (length, head_dim/2)
         cos = torch.from_numpy(np.cos(phase)).to(device=device, dtype=dtype)
         sin = torch.from_numpy(np.sin(phase)).to(device=device, dtype=dtype)
         return cos, sin

@@ -33,7 +33,7 @@ import sympy as sp
 from sympy.simplify.fu import TR8
 
 from ._validation import check_choice, check_count
-from .encoding import LAYOUTS, layout_permutation
+from .layouts import LAYOUTS, layout_permutation
 
 __all__ = [
     "BlockSolution",

@@ -1,4 +1,4 @@
-"""Unit tests of posenc_lib.encoding against values derived independently of the library."""
+"""posenc_lib.encoding against values derived independently of the library."""
 
 import math
 
@@ -54,27 +54,6 @@ def test_position_zero_is_alternating_zeros_and_ones():
     np.testing.assert_array_equal(pe.sinusoidal(1, 6)[0], [0, 1, 0, 1, 0, 1])
 
 
-def test_layouts_place_the_same_values():
-    table = pe.sinusoidal(10, 8)
-    sin, cos = table[:, 0::2], table[:, 1::2]
-    np.testing.assert_array_equal(
-        pe.sinusoidal(10, 8, layout="interleaved_cos_first")[:, 0::2], cos
-    )
-    np.testing.assert_array_equal(
-        pe.sinusoidal(10, 8, layout="concatenated"), np.hstack([sin, cos])
-    )
-
-
-@pytest.mark.parametrize("source", pe.LAYOUTS)
-@pytest.mark.parametrize("target", pe.LAYOUTS)
-def test_convert_layout_is_exact(source, target):
-    table = pe.sinusoidal(33, 12, layout=source)
-    converted = pe.convert_layout(table, source, target)
-    np.testing.assert_array_equal(converted, pe.sinusoidal(33, 12, layout=target))
-    perm = pe.layout_permutation(12, source, target)
-    assert sorted(perm.tolist()) == list(range(12))
-
-
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_dtype_is_respected_and_angles_are_float64(dtype):
     table = pe.sinusoidal([10**6], 8, dtype=dtype)
@@ -110,3 +89,24 @@ def test_shift_matrix_is_orthogonal_and_composes():
     a, b = pe.shift_matrix(5, 8), pe.shift_matrix(-2, 8)
     np.testing.assert_allclose(a @ a.T, np.eye(8), atol=1e-15)
     np.testing.assert_allclose(a @ b, pe.shift_matrix(3, 8), atol=1e-14)
+
+
+def test_angles_are_positions_times_frequencies():
+    np.testing.assert_allclose(
+        pe.angles([0.0, 2.0, 3.5], 4, base=100.0),
+        [[0.0, 0.0], [2.0, 0.2], [3.5, 0.35]],
+        rtol=1e-15,
+    )
+    assert pe.angles(3, 8).shape == (3, 4)
+
+
+def test_optional_arguments_are_keyword_only():
+    for call in (
+        lambda: pe.sinusoidal(4, 8, 100.0),
+        lambda: pe.frequencies(8, 100.0),
+        lambda: pe.wavelengths(8, 100.0),
+        lambda: pe.angles(4, 8, 100.0),
+        lambda: pe.shift_matrix(1, 8, 100.0),
+    ):
+        with pytest.raises(TypeError, match="positional"):
+            call()

@@ -61,11 +61,11 @@ def test_data_generation_is_the_documented_numpy_draw():
 def test_make_batch_bad_arguments():
     with pytest.raises(ValueError, match="task must be one of"):
         ex.make_batch("sort", 2, 5, _rng())
-    with pytest.raises(ValueError, match="length must exceed 3"):
+    with pytest.raises(ValueError, match="length must be an integer >= 4, got 3"):
         ex.make_batch("offset", 2, 3, _rng(), k=3)
     with pytest.raises(ValueError, match="k must be an integer >= 1"):
         ex.make_batch("offset", 2, 5, _rng(), k=0)
-    with pytest.raises(TypeError, match="rng"):
+    with pytest.raises(TypeError, match=r"rng must be a numpy.random.Generator"):
         ex.make_batch("offset", 2, 5, 0)
     with pytest.raises(TypeError, match="batch_size"):
         ex.make_batch("offset", 2.0, 5, _rng())
@@ -93,11 +93,12 @@ def test_config_lengths_and_labels():
         ({"base": 0.5}, ValueError, "base"),
         ({"steps": 0}, ValueError, "steps"),
         ({"dim": 3.0}, TypeError, "dim"),
-        ({"lr": 2.0}, ValueError, "lr"),
-        ({"test_multiples": (0.5,)}, ValueError, "test_multiples"),
-        ({"test_multiples": ()}, ValueError, "test_multiples"),
-        ({"train_length": 2, "k": 2}, ValueError, "train_length"),
-        ({"device": 0}, TypeError, "device"),
+        ({"lr": 2.0}, ValueError, "lr must be a finite real number > 0 and < 1, got 2.0"),
+        ({"lr": "big"}, TypeError, "lr must be a finite real number"),
+        ({"test_multiples": (0.5,)}, ValueError, "test_multiples must be .* >= 1"),
+        ({"test_multiples": ()}, ValueError, "test_multiples must be a non-empty"),
+        ({"train_length": 2, "k": 2}, ValueError, "train_length must be an integer >= 3, got 2"),
+        ({"device": 0}, TypeError, "device must be a device string"),
     ],
 )
 def test_config_bad_arguments(changes, error, match):
@@ -237,12 +238,12 @@ def test_evaluate_bad_length():
         ex.evaluate(_Constant(), ex.Config(), 1)
     with pytest.raises(TypeError, match="length"):
         ex.evaluate(_Constant(), ex.Config(), 8.0)
-    with pytest.raises(ValueError, match="length must exceed 3"):
+    with pytest.raises(ValueError, match="length must be an integer >= 4, got 3"):
         ex.evaluate(_Constant(), ex.Config(task="index", k=2), 3)
 
 
 def test_run_rejects_a_non_config():
-    with pytest.raises(TypeError, match="Config"):
+    with pytest.raises(TypeError, match=r"config must be a posenc_lib.experiments.Config"):
         ex.run({"task": "offset"})
 
 

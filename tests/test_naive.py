@@ -1,4 +1,4 @@
-"""Tests of posenc_lib.naive: known values worked out by hand, identities, and every input error."""
+"""posenc_lib.naive: known values worked out by hand, identities, and every input error."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from posenc_lib.naive import (
     affine_shift_residual,
     binary_code,
     integer_positions,
-    neighbour_distances,
     scaled_positions,
 )
 
@@ -47,12 +46,13 @@ def test_integer_positions_accepts_integral_floats_and_big_ints():
         ({"positions": 3, "dim": 2.0}, TypeError, "dim"),
         ({"positions": 3, "dim": True}, TypeError, "dim"),
         ({"positions": -1}, ValueError, "positions"),
-        ({"positions": [1, -2]}, ValueError, "positions must be >= 0"),
-        ({"positions": [0.5, 1.0]}, ValueError, "whole numbers"),
+        ({"positions": [1, -2]}, ValueError, "whole numbers >= 0, got the position -2"),
+        ({"positions": [0.5, 1.0]}, ValueError, "whole numbers >= 0, got the position 0.5"),
         ({"positions": [0.0, np.nan]}, ValueError, "finite"),
         ({"positions": [[0, 1]]}, ValueError, "1-D"),
         ({"positions": ["a"]}, TypeError, "positions"),
-        ({"positions": 2.5}, TypeError, "positions"),
+        ({"positions": 2.5}, TypeError, "positions must be an int length .*, got 2.5"),
+        ({"positions": None}, TypeError, "positions must be an int length .*, got None"),
         ({"positions": np.array([2.0**60])}, ValueError, "integer array"),
         ({"positions": 10, "dim": 10, "max_bytes": 100}, ValueError, "max_bytes"),
     ],
@@ -140,13 +140,13 @@ def test_binary_neighbour_hamming_is_one_plus_trailing_ones(m):
     trailing_ones = (m ^ (m + 1)).bit_length() - 1
     bits = binary_code(np.array([m, m + 1], dtype=np.int64), 31)
     assert np.sum(bits[0] != bits[1]) == 1 + trailing_ones
-    assert math.isclose(neighbour_distances(bits)[0] ** 2, 1 + trailing_ones)
+    assert math.isclose(np.sum((bits[1] - bits[0]) ** 2), 1 + trailing_ones)
 
 
 def test_binary_neighbour_distance_histogram():
     # Over m = 0 .. 2^n - 2, the step m -> m+1 flips k bits exactly 2^(n-k) times, k = 1..n.
     n = 8
-    hamming = np.rint(neighbour_distances(binary_code(2**n, n)) ** 2).astype(int)
+    hamming = np.rint(np.sum(np.diff(binary_code(2**n, n), axis=0) ** 2, axis=1)).astype(int)
     counts = np.bincount(hamming, minlength=n + 1)
     assert counts[0] == 0
     np.testing.assert_array_equal(counts[1:], [2 ** (n - k) for k in range(1, n + 1)])
@@ -171,42 +171,6 @@ def test_binary_code_errors(kwargs, error, match):
         binary_code(**kwargs)
 
 
-# --- neighbour_distances ---------------------------------------------------------------------
-
-
-def test_neighbour_distances_known_values():
-    table = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 4.0], [0.0, 0.0]])
-    np.testing.assert_allclose(neighbour_distances(table), [5.0, 0.0, 5.0])
-    np.testing.assert_allclose(neighbour_distances(table, k=3), [0.0])
-    assert neighbour_distances(table, k=4).shape == (0,)
-    np.testing.assert_allclose(neighbour_distances(integer_positions(5, dim=4)), 2.0)
-
-
-@given(st.integers(min_value=1, max_value=50), st.sampled_from([2, 8, 64]))
-def test_sinusoidal_neighbour_distance_closed_form(k, dim):
-    # ||p_{m+k} - p_m||^2 = sum_i (2 - 2 cos k theta_i) = 4 sum_i sin^2(k theta_i / 2), for every m.
-    theta = 10000.0 ** (-np.arange(dim // 2) * 2.0 / dim)
-    expected = 2.0 * math.sqrt(float(np.sum(np.sin(k * theta / 2.0) ** 2)))
-    distances = neighbour_distances(sinusoidal(300, dim), k=k)
-    np.testing.assert_allclose(distances, expected, rtol=1e-9, atol=1e-12)
-
-
-@pytest.mark.parametrize(
-    ("table", "k", "error", "match"),
-    [
-        (np.zeros(3), 1, ValueError, "2-D"),
-        (np.zeros((3, 2)), 0, ValueError, "k"),
-        (np.zeros((3, 2)), 1.0, TypeError, "k"),
-        (np.array([[1.0, np.nan]]), 1, ValueError, "finite"),
-        (np.array([["a", "b"]]), 1, TypeError, "table"),
-        (np.ones((2, 2), dtype=bool), 1, TypeError, "table"),
-    ],
-)
-def test_neighbour_distances_errors(table, k, error, match):
-    with pytest.raises(error, match=match):
-        neighbour_distances(table, k=k)
-
-
 # --- affine_shift_residual -------------------------------------------------------------------
 
 
@@ -218,14 +182,14 @@ def test_affine_shift_residual_by_hand():
     assert affine_shift_residual([[0.0], [1.0], [0.0], [1.0], [0.0]]) < 1e-12
     # 0, 0, 1, 1, 2, 2: no affine map for k = 1, the exact map x -> x + 1 for k = 2.
     doubled = np.repeat(np.arange(3.0), 2)[:, None]
-    assert affine_shift_residual(doubled, k=1) > 0.1
-    assert affine_shift_residual(doubled, k=2) < 1e-12
+    assert affine_shift_residual(doubled, delta=1) > 0.1
+    assert affine_shift_residual(doubled, delta=2) < 1e-12
 
 
 def test_affine_shift_residual_of_the_codes():
     assert affine_shift_residual(integer_positions(50, dim=3)) < 1e-9
-    assert affine_shift_residual(scaled_positions(50, dim=3), k=4) < 1e-9
-    assert affine_shift_residual(sinusoidal(300, 16), k=7) < 1e-9
+    assert affine_shift_residual(scaled_positions(50, dim=3), delta=4) < 1e-9
+    assert affine_shift_residual(sinusoidal(300, 16), delta=7) < 1e-9
     assert affine_shift_residual(binary_code(64, 6)) > 0.1
 
 
@@ -257,20 +221,20 @@ def test_affine_shift_residual_one_column_matches_polyfit(values):
 
 
 @pytest.mark.parametrize(
-    ("table", "k", "error", "match"),
+    ("table", "delta", "error", "match"),
     [
-        (np.zeros(3), 1, ValueError, "2-D"),
-        (np.zeros((3, 2)), 0, ValueError, "k"),
-        (np.zeros((3, 2)), 2.0, TypeError, "k"),
-        (np.zeros((3, 2)), 3, ValueError, "more than k"),
+        (np.zeros(3), 1, ValueError, "table must be a 2-D array"),
+        (np.zeros((3, 2)), 0, ValueError, "delta must be an integer >= 1, got 0"),
+        (np.zeros((3, 2)), 2.0, TypeError, "delta must be an integer >= 1, got 2.0"),
+        (np.zeros((3, 2)), 3, ValueError, "more than delta = 3 rows"),
         (np.array([[1.0, np.inf], [0.0, 0.0]]), 1, ValueError, "finite"),
         (np.array([["a"], ["b"]]), 1, TypeError, "table"),
         (np.ones((3, 2), dtype=bool), 1, TypeError, "table"),
     ],
 )
-def test_affine_shift_residual_errors(table, k, error, match):
+def test_affine_shift_residual_errors(table, delta, error, match):
     with pytest.raises(error, match=match):
-        affine_shift_residual(table, k=k)
+        affine_shift_residual(table, delta=delta)
 
 
 def test_naive_needs_only_numpy():

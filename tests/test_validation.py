@@ -1,20 +1,27 @@
-"""Bad input gets a clear error that names the argument and what is accepted."""
+"""Bad input gets a clear error that names the argument, what was given and what is accepted."""
+
+import ast
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import posenc_lib as pe
+from posenc_lib import _validation as V
+
+PACKAGE = Path(pe.__file__).resolve().parent
 
 
 @pytest.mark.parametrize(
     ("dim", "error", "match"),
     [
-        (7, ValueError, "dim must be a positive even integer, got 7"),
-        (0, ValueError, "dim must be a positive even integer, got 0"),
-        (-4, ValueError, "dim must be a positive even integer"),
-        (8.0, TypeError, "dim must be a positive even integer, got float"),
-        (True, TypeError, "dim must be a positive even integer"),
-        ("8", TypeError, "dim must be"),
+        (7, ValueError, "dim must be a positive even integer, got 7$"),
+        (0, ValueError, "dim must be a positive even integer, got 0$"),
+        (-4, ValueError, "dim must be a positive even integer, got -4$"),
+        (8.0, TypeError, "dim must be a positive even integer, got 8.0$"),
+        (True, TypeError, "dim must be a positive even integer, got True$"),
+        ("8", TypeError, "dim must be a positive even integer, got '8'$"),
+        (None, TypeError, "dim must be a positive even integer, got None$"),
     ],
 )
 def test_bad_dim(dim, error, match):
@@ -27,12 +34,13 @@ def test_bad_dim(dim, error, match):
 @pytest.mark.parametrize(
     ("base", "error", "match"),
     [
-        (1.0, ValueError, "base must be a finite real number > 1, got 1.0"),
-        (0.5, ValueError, "base must be"),
-        (-10, ValueError, "base must be"),
-        (float("inf"), ValueError, "base must be"),
-        (float("nan"), ValueError, "base must be"),
-        ("10000", TypeError, "base must be a real number > 1"),
+        (1.0, ValueError, "base must be a finite real number > 1, got 1.0$"),
+        (0.5, ValueError, "base must be a finite real number > 1, got 0.5$"),
+        (-10, ValueError, "base must be a finite real number > 1, got -10$"),
+        (float("inf"), ValueError, "base must be a finite real number > 1, got inf$"),
+        (float("nan"), ValueError, "base must be a finite real number > 1, got nan$"),
+        ("10000", TypeError, "base must be a finite real number > 1, got '10000'$"),
+        (None, TypeError, "base must be a finite real number > 1, got None$"),
     ],
 )
 def test_bad_base(base, error, match):
@@ -42,35 +50,45 @@ def test_bad_base(base, error, match):
         pe.kernel(1.0, 8, base=base)
 
 
+POSITIONS = "positions must be an int length L >= 0 or a 1-D array of finite reals, got "
+
+
 @pytest.mark.parametrize(
-    ("positions", "error", "match"),
+    ("positions", "error", "given"),
     [
-        (-1, ValueError, "a length must be an integer >= 0, got -1"),
-        (3.5, TypeError, "a length must be an integer"),
-        (True, TypeError, "got bool"),
-        ([0.0, np.nan], ValueError, "positions must be finite"),
-        ([0.0, np.inf], ValueError, "positions must be finite"),
-        (np.zeros((2, 2)), ValueError, "positions must be 1-D"),
-        (["a", "b"], TypeError, "positions must hold real numbers"),
-        ([1 + 2j], TypeError, "positions must hold real numbers"),
+        (-1, ValueError, "-1"),
+        (3.5, TypeError, "3.5"),
+        (True, TypeError, "True"),
+        (None, TypeError, "None"),  # issue 16: not "an array of shape ()"
+        ("abc", TypeError, "'abc'"),
+        ([0.0, np.nan], ValueError, "an array containing NaN or infinity"),
+        ([0.0, np.inf], ValueError, "an array containing NaN or infinity"),
+        (np.zeros((2, 2)), ValueError, r"an array of shape \(2, 2\)"),
+        (["a", "b"], TypeError, "an array of dtype <U1"),
+        ([1 + 2j], TypeError, "an array of dtype complex128"),
+        ([[1.0], [2.0, 3.0]], TypeError, "a list of length 2"),  # ragged
     ],
 )
-def test_bad_positions(positions, error, match):
-    with pytest.raises(error, match=match):
+def test_bad_positions(positions, error, given):
+    with pytest.raises(error, match="^" + POSITIONS + given):
         pe.sinusoidal(positions, 8)
 
 
-def test_unknown_layout_and_spacing():
-    with pytest.raises(ValueError, match="layout must be one of 'interleaved'"):
+def test_unknown_choices_name_the_argument_and_the_choices():
+    with pytest.raises(
+        ValueError,
+        match="layout must be one of 'interleaved', 'interleaved_cos_first', 'concatenated', "
+        "got 'sin_cos'",
+    ):
         pe.sinusoidal(4, 8, layout="sin_cos")
-    with pytest.raises(ValueError, match="spacing must be one of"):
+    with pytest.raises(ValueError, match="spacing must be one of '2i/d', 'i/\\(d/2-1\\)', got"):
         pe.frequencies(8, spacing="i/d")
     with pytest.raises(ValueError, match="target must be one of"):
         pe.convert_layout(np.zeros((2, 8)), "interleaved", "halves")
 
 
 def test_non_float_dtype():
-    with pytest.raises(TypeError, match="dtype must be a numpy floating dtype"):
+    with pytest.raises(TypeError, match=r"dtype must be a numpy floating dtype .*, got int32"):
         pe.sinusoidal(4, 8, dtype=np.int32)
     with pytest.raises(TypeError, match="dtype must be a numpy floating dtype"):
         pe.sinusoidal(4, 8, dtype="not a dtype")
@@ -82,14 +100,78 @@ def test_table_over_memory_limit_is_refused_before_allocation():
     with pytest.raises(ValueError, match="over the limit max_bytes = 1 MiB"):
         pe.sinusoidal(1024, 256, max_bytes=2**20)
     assert pe.sinusoidal(512, 256, max_bytes=2**20).shape == (512, 256)
+    assert pe.sinusoidal(512, 256, max_bytes=2.0**20).shape == (512, 256)  # a whole float
+
+
+MAX_BYTES = "max_bytes must be a positive whole number of bytes, got "
+
+
+@pytest.mark.parametrize(
+    ("max_bytes", "error", "given"),
+    [
+        (None, TypeError, "None"),
+        ("big", TypeError, "'big'"),
+        (True, TypeError, "True"),
+        (float("nan"), ValueError, "nan"),  # issue 16: NaN switched the guard off
+        (float("inf"), ValueError, "inf"),
+        (-1, ValueError, "-1"),  # issue 14: printed "-0 MiB"
+        (0, ValueError, "0"),
+        (1.5e6 + 0.5, ValueError, "1500000.5"),
+        ([2**20], TypeError, "a list of length 1"),
+    ],
+)
+def test_bad_max_bytes(max_bytes, error, given):
+    from posenc_lib.naive import binary_code, integer_positions, scaled_positions
+
+    for call in (
+        lambda: pe.sinusoidal(4, 8, max_bytes=max_bytes),
+        lambda: pe.sinusoidal(0, 8, max_bytes=max_bytes),  # checked even for an empty table
+        lambda: integer_positions(4, max_bytes=max_bytes),
+        lambda: scaled_positions(4, max_bytes=max_bytes),
+        lambda: binary_code(4, 3, max_bytes=max_bytes),
+    ):
+        with pytest.raises(error, match="^" + MAX_BYTES + given + "$"):
+            call()
 
 
 def test_bad_kernel_and_shift_arguments():
-    with pytest.raises(ValueError, match="delta must be finite"):
+    with pytest.raises(ValueError, match="delta must be finite real numbers"):
         pe.kernel([1.0, np.nan], 8)
-    with pytest.raises(TypeError, match="delta must hold real numbers"):
+    with pytest.raises(
+        TypeError, match=r"delta must be finite real numbers .*, got an array of dtype <U3"
+    ):
         pe.kernel("far", 8)
-    with pytest.raises(TypeError, match="k must be a real scalar"):
+    with pytest.raises(TypeError, match="delta must be a finite real number, got a list"):
         pe.shift_matrix([1, 2], 8)
-    with pytest.raises(ValueError, match="phi must be finite"):
+    with pytest.raises(ValueError, match="phi must be finite real numbers"):
         pe.rotation(np.inf)
+
+
+def test_describe():
+    assert V.describe(None) == "None"
+    assert V.describe(np.int64(3)) == "3"
+    assert V.describe(np.float32(0.5)) == "0.5"
+    assert V.describe("x" * 100).endswith("...")
+    assert V.describe(np.zeros((2, 3))) == "ndarray of shape (2, 3) and dtype float64"
+    assert V.describe({}) == "a dict"
+
+
+def _defined_functions(tree: ast.Module):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node.name
+
+
+# The modules other developers own in this phase (issue 11): their private checks are theirs.
+NOT_OURS = {"nn.py", "symbolic.py", "notebook.py"}
+
+
+def test_one_validation_layer():
+    """No private ``_check_*`` function outside ``_validation``: every check goes through it."""
+    offenders = []
+    for path in sorted(PACKAGE.glob("*.py")):
+        if path.name in NOT_OURS or path.name == "_validation.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        offenders += [f"{path.name}:{name}" for name in _defined_functions(tree) if "check" in name]
+    assert offenders == []

@@ -1,4 +1,4 @@
-"""Tests of posenc_lib.geometry: distances between encodings, checked against independent forms."""
+"""posenc_lib.distances: distances between encodings, checked against independent forms."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_lib as pe
-from posenc_lib import geometry
-from posenc_lib.geometry import (
+from posenc_lib import distances
+from posenc_lib.distances import (
     _integer_root_floor,
     min_separation,
     offset_distance,
-    pairwise_distances,
     separation_bound,
 )
 
@@ -70,18 +69,19 @@ def test_offset_distance_chunking_matches_one_block():
     spacing=SPACINGS,
 )
 def test_offset_distance_equals_table_difference(m, delta, dim, base, spacing):
-    rows = pe.sinusoidal([m, m + delta], dim, base, spacing=spacing)
+    rows = pe.sinusoidal([m, m + delta], dim, base=base, spacing=spacing)
     direct = float(np.linalg.norm(rows[1] - rows[0]))
     # the table rounds m + delta and the angles once more than the closed form does
     tol = 1e-9 * (1.0 + abs(m) + abs(delta))
-    assert float(offset_distance(delta, dim, base, spacing)) == pytest.approx(direct, abs=tol)
+    got = float(offset_distance(delta, dim, base=base, spacing=spacing))
+    assert got == pytest.approx(direct, abs=tol)
 
 
 @settings(max_examples=60, deadline=None)
 @given(delta=st.floats(-1e3, 1e3, allow_nan=False), dim=DIMS, base=BASES)
 def test_offset_distance_squared_is_d_times_one_minus_kernel(delta, dim, base):
-    dist = float(offset_distance(delta, dim, base))
-    kappa = float(pe.kernel(delta, dim, base))
+    dist = float(offset_distance(delta, dim, base=base))
+    kappa = float(pe.kernel(delta, dim, base=base))
     assert dist**2 == pytest.approx(dim * (1.0 - kappa), abs=1e-10 * dim)
 
 
@@ -91,22 +91,21 @@ def test_offset_distance_is_even(delta, dim):
     assert offset_distance(delta, dim) == offset_distance(-delta, dim)
 
 
-def test_pairwise_distances_matches_loops_and_offsets():
+def pairwise_distances(length: int, dim: int) -> np.ndarray:
+    """All distances between rows of the table, by coordinate differences (no shortcut)."""
+    table = pe.sinusoidal(length, dim)
+    return np.linalg.norm(table[:, None, :] - table[None, :, :], axis=-1)
+
+
+def test_offset_distance_equals_every_pairwise_distance():
     positions = np.array([0.0, 1.0, 3.5, 10.0, 250.0])
     table = pe.sinusoidal(positions, 8)
-    dist = pairwise_distances(positions, 8)
+    offsets = np.subtract.outer(positions, positions)
+    distances_ = offset_distance(offsets, 8)
     for a in range(positions.size):
         for b in range(positions.size):
             expected = math.sqrt(sum((table[a, j] - table[b, j]) ** 2 for j in range(8)))
-            assert dist[a, b] == pytest.approx(expected, abs=1e-14)
-    np.testing.assert_array_equal(dist, dist.T)
-    assert np.all(np.diag(dist) == 0.0)
-    offsets = np.subtract.outer(positions, positions)
-    np.testing.assert_allclose(dist, offset_distance(offsets, 8), rtol=0, atol=1e-12)
-
-
-def test_pairwise_distances_int_length():
-    assert pairwise_distances(5, 4).shape == (5, 5)
+            assert distances_[a, b] == pytest.approx(expected, abs=1e-12)
 
 
 def _best_offsets_for_2pi(limit: int) -> list[int]:
@@ -155,7 +154,7 @@ def test_min_separation_matches_brute_force():
 def test_min_separation_scans_in_blocks(monkeypatch, dim, length):
     # With tiny blocks the minimum lies many blocks in (710 for d = 2): same answer as one block.
     expected = min_separation(length, dim)
-    monkeypatch.setattr(geometry, "_CHUNK_ELEMENTS", 64)
+    monkeypatch.setattr(distances, "_CHUNK_ELEMENTS", 64)
     assert min_separation(length, dim) == expected
     if dim == 2:
         assert expected[1] == 710
@@ -200,7 +199,7 @@ def test_separation_bound_values():
 @pytest.mark.parametrize("spacing", list(pe.SPACINGS))
 def test_separation_bound_holds(dim, base, spacing):
     for length in [2, 17, 300, 5000, 60000]:
-        dist, _ = min_separation(length, dim, base, spacing)
+        dist, _ = min_separation(length, dim, base=base, spacing=spacing)
         assert dist < separation_bound(length, dim)
 
 
@@ -209,7 +208,7 @@ def test_separation_bound_holds(dim, base, spacing):
 
 @pytest.mark.parametrize("length", [2.0, "10", None, True, np.float64(3.0)])
 def test_min_separation_rejects_non_integer_length(length):
-    with pytest.raises(TypeError, match="length"):
+    with pytest.raises(TypeError, match="length must be an integer >= 2, got"):
         min_separation(length, 8)
     with pytest.raises(TypeError, match="length"):
         separation_bound(length, 8)
@@ -230,8 +229,6 @@ def test_functions_reject_bad_dim(dim):
     with pytest.raises(ValueError, match="dim"):
         offset_distance(1.0, dim)
     with pytest.raises(ValueError, match="dim"):
-        pairwise_distances(4, dim)
-    with pytest.raises(ValueError, match="dim"):
         separation_bound(10, dim)
 
 
@@ -240,7 +237,6 @@ def test_functions_reject_non_integer_dim(dim):
     for call in (
         lambda: min_separation(10, dim),
         lambda: offset_distance(1.0, dim),
-        lambda: pairwise_distances(4, dim),
         lambda: separation_bound(10, dim),
     ):
         with pytest.raises(TypeError, match="dim"):
@@ -260,7 +256,6 @@ def test_functions_reject_non_integer_dim(dim):
 def test_functions_reject_bad_base_and_spacing(kwargs, error, match):
     for call in (
         lambda: offset_distance(1.0, 8, **kwargs),
-        lambda: pairwise_distances(4, 8, **kwargs),
         lambda: min_separation(10, 8, **kwargs),
     ):
         with pytest.raises(error, match=match):
@@ -278,8 +273,8 @@ def test_offset_distance_rejects_non_numeric():
         offset_distance(np.array(["a"]), 8)
 
 
-def test_pairwise_distances_rejects_bad_positions():
-    with pytest.raises(ValueError, match="positions"):
-        pairwise_distances([0.0, np.nan], 8)
-    with pytest.raises(ValueError, match="positions"):
-        pairwise_distances(-1, 8)
+def test_optional_arguments_are_keyword_only():
+    with pytest.raises(TypeError, match="positional"):
+        offset_distance(1.0, 8, 100.0)
+    with pytest.raises(TypeError, match="positional"):
+        min_separation(10, 8, 100.0)

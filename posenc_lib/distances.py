@@ -17,31 +17,20 @@ as :math:`L` grows, for every :math:`d` and base.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_dim, check_positions, check_real_array
-from .encoding import frequencies, sinusoidal
+from ._validation import check_count, check_dim, check_real_array
+from .encoding import frequencies
+
+__all__ = ["min_separation", "offset_distance", "separation_bound"]
 
 #: Elements of the (offsets x frequencies) angle block evaluated at once; bounds memory to ~32 MiB.
 _CHUNK_ELEMENTS = 1 << 22
 
 
-def _check_length(length: object) -> None:
-    """Raise unless ``length`` is an integer >= 2 (a number of positions)."""
-    if isinstance(length, bool) or not isinstance(length, numbers.Integral):
-        raise TypeError(
-            f"length must be an integer >= 2 (a number of positions), got "
-            f"{type(length).__name__} {length!r}"
-        )
-    if length < 2:
-        raise ValueError(f"length must be an integer >= 2 (two distinct positions), got {length}")
-
-
 def offset_distance(
-    delta: ArrayLike, dim: int, base: float = 10000.0, spacing: str = "2i/d"
+    delta: ArrayLike, dim: int, *, base: float = 10000.0, spacing: str = "2i/d"
 ) -> np.ndarray:
     r"""Euclidean distance :math:`\|p_{m+\Delta} - p_m\|` between encodings an offset apart.
 
@@ -51,7 +40,7 @@ def offset_distance(
 
     Parameters
     ----------
-    delta
+    delta : float or array_like
         Offsets :math:`\Delta`, a scalar or an array of any shape of finite reals.
     dim, base, spacing
         As in :func:`posenc_lib.frequencies`.
@@ -60,8 +49,17 @@ def offset_distance(
     -------
     numpy.ndarray
         float64, the shape of ``delta``; it lies between 0 and :math:`2\sqrt{d/2}`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import posenc_lib as pe
+    >>> from posenc_lib.distances import offset_distance
+    >>> p = pe.sinusoidal([10.0, 13.0], 16)
+    >>> bool(np.isclose(offset_distance(3.0, 16), np.linalg.norm(p[1] - p[0])))
+    True
     """
-    theta = frequencies(dim, base, spacing)
+    theta = frequencies(dim, base=base, spacing=spacing)
     offsets = check_real_array(delta, "delta")
     flat = offsets.ravel()
     out = np.empty(flat.shape, dtype=np.float64)
@@ -72,36 +70,8 @@ def offset_distance(
     return out.reshape(offsets.shape)
 
 
-def pairwise_distances(
-    positions: ArrayLike | int, dim: int, base: float = 10000.0, spacing: str = "2i/d"
-) -> np.ndarray:
-    r"""The matrix :math:`D_{mn} = \|p_m - p_n\|` computed directly from the encoding table.
-
-    A brute-force reference (coordinate differences, one row at a time, no Gram-matrix shortcut)
-    against which :func:`offset_distance` can be checked. Cost :math:`O(L^2 d)`.
-
-    Parameters
-    ----------
-    positions
-        An int ``L`` (positions ``0 … L-1``) or a 1-D array of finite real positions.
-    dim, base, spacing
-        As in :func:`posenc_lib.sinusoidal`.
-
-    Returns
-    -------
-    numpy.ndarray
-        Symmetric float64 matrix of shape ``(L, L)`` with a zero diagonal.
-    """
-    pos = check_positions(positions)
-    table = sinusoidal(pos, dim, base, spacing=spacing)
-    out = np.empty((pos.size, pos.size), dtype=np.float64)
-    for row in range(pos.size):
-        out[row] = np.sqrt(np.square(table - table[row]).sum(axis=1))
-    return out
-
-
 def min_separation(
-    length: int, dim: int, base: float = 10000.0, spacing: str = "2i/d"
+    length: int, dim: int, *, base: float = 10000.0, spacing: str = "2i/d"
 ) -> tuple[float, int]:
     r"""The smallest distance between encodings of two distinct positions in :math:`0,\dots,L-1`.
 
@@ -111,7 +81,7 @@ def min_separation(
 
     Parameters
     ----------
-    length
+    length : int
         :math:`L`, an integer ``>= 2`` (at least two positions).
     dim, base, spacing
         As in :func:`posenc_lib.frequencies`.
@@ -122,16 +92,22 @@ def min_separation(
         The smallest distance between the encodings of two distinct positions.
     delta : int
         The smallest offset :math:`\Delta \ge 1` at which it occurs.
+
+    Examples
+    --------
+    >>> from posenc_lib.distances import min_separation
+    >>> distance, delta = min_separation(1000, 2)
+    >>> print(f"{distance:.1e} at offset {delta}")
+    6.0e-05 at offset 710
     """
-    _check_length(length)
-    check_dim(dim)
-    theta = frequencies(dim, base, spacing)
+    length = check_count(length, "length", 2)
+    theta = frequencies(dim, base=base, spacing=spacing)
     # scan the offsets 1 .. L-1 in blocks, so that memory stays bounded for any L
     step = max(1, _CHUNK_ELEMENTS // theta.size)
     best, best_delta = np.inf, 0
     for start in range(1, int(length), step):
         offsets = np.arange(start, min(start + step, int(length)), dtype=np.float64)
-        distances = offset_distance(offsets, dim, base, spacing)
+        distances = offset_distance(offsets, dim, base=base, spacing=spacing)
         index = int(np.argmin(distances))
         if distances[index] < best:  # strict: the smallest offset wins ties
             best, best_delta = float(distances[index]), start + index
@@ -170,17 +146,25 @@ def separation_bound(length: int, dim: int) -> float:
 
     Parameters
     ----------
-    length
+    length : int
         :math:`L`, an integer ``>= 2``.
-    dim
+    dim : int
         :math:`d`, a positive even integer.
 
     Returns
     -------
     float
         :math:`2\pi\sqrt{d/2}/N`.
+
+    Examples
+    --------
+    >>> from posenc_lib.distances import min_separation, separation_bound
+    >>> print(f"{separation_bound(1000, 2):.4f}")
+    0.0063
+    >>> bool(min_separation(1000, 2)[0] < separation_bound(1000, 2))
+    True
     """
-    _check_length(length)
+    length = check_count(length, "length", 2)
     dim = check_dim(dim)
-    n_boxes = _integer_root_floor(int(length) - 1, dim // 2)
+    n_boxes = _integer_root_floor(length - 1, dim // 2)
     return 2.0 * np.pi * np.sqrt(dim / 2) / n_boxes

@@ -1,0 +1,301 @@
+r"""Forms of two positions that depend on :math:`m - n` only: measuring it and projecting onto it.
+
+The derivation of the sinusoidal encoding assumes :math:`H = I` in the cross term
+:math:`p_m^\top H p_n`; chapter 6 asks which :math:`H` keep the form *relative*, a function of
+:math:`m - n` alone. On a grid of positions the form is the matrix
+:math:`G_{mn} = p_m^\top H p_n` (:func:`position_bilinear`), and it is relative exactly when
+:math:`G` is constant along its diagonals, a Toeplitz matrix (:func:`toeplitz_defect`,
+:func:`shift_defect`).
+
+Notation: pair :math:`i` has frequency :math:`\theta_i` and, in the interleaved layout,
+coordinates :math:`(2i, 2i+1)` holding :math:`(\sin m\theta_i, \cos m\theta_i)`;
+:math:`J = \begin{pmatrix} 0 & -1 \\ 1 & 0 \end{pmatrix}` generates rotations,
+:math:`R(\varphi) = \cos\varphi\, I + \sin\varphi\, J`. For distinct frequencies in
+:math:`(0, \pi)` the relative :math:`H` are exactly those whose diagonal pair blocks are
+:math:`a_i I + b_i J` and whose other blocks vanish (chapter 6): :func:`relative_projection`
+keeps that part of any :math:`H`, :func:`random_relative_matrix` draws one. Rotary embeddings are
+relative by construction (:func:`rotary_scores`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import (
+    check_count,
+    check_dim,
+    check_matrix,
+    check_real_array,
+    check_rng,
+    check_vector,
+    describe,
+)
+from .encoding import frequencies, sinusoidal
+from .layouts import pair_columns
+
+__all__ = [
+    "position_bilinear",
+    "random_relative_matrix",
+    "relative_projection",
+    "rotary_scores",
+    "shift_defect",
+    "toeplitz_defect",
+]
+
+
+def toeplitz_defect(g: ArrayLike) -> float:
+    r"""How far an array is from being constant along the diagonals of its first two axes.
+
+    .. math::
+        \frac{\max |G_{m+1,n+1} - G_{m,n}|}{\max |G_{m,n}|},
+
+    with the maxima over every index (trailing axes, if any, included) and moduli for complex
+    entries; 0 for an all-zero array. Applied to a Gram matrix :math:`G = PP^\top` or
+    :math:`G = PHP^\top` of a table :math:`P`, it is zero (to round-off) exactly when the form
+    depends on the positions only through :math:`m - n` on the grid.
+
+    Parameters
+    ----------
+    g : array_like
+        Real or complex, finite, with at least two axes of length at least 2.
+
+    Returns
+    -------
+    float
+        The relative defect, 0 for a Toeplitz array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import posenc_lib as pe
+    >>> from posenc_lib.shift_invariance import toeplitz_defect
+    >>> p = pe.sinusoidal(16, 8)
+    >>> bool(toeplitz_defect(p @ p.T) < 1e-12)
+    True
+    >>> print(f"{toeplitz_defect(np.outer(np.arange(4.0), np.arange(4.0))):.4f}")  # 5/9
+    0.5556
+    """
+    array = np.asarray(g)
+    accepted = "a finite real or complex array with two axes of length >= 2 first"
+    if not np.issubdtype(array.dtype, np.number) or array.dtype == bool:
+        raise TypeError(f"g must be {accepted}, got {describe(array)}")
+    if array.ndim < 2 or min(array.shape[:2]) < 2 or not np.all(np.isfinite(array)):
+        raise ValueError(f"g must be {accepted}, got {describe(array)}")
+    scale = np.abs(array).max()
+    if scale == 0:
+        return 0.0
+    return float(np.abs(array[1:, 1:] - array[:-1, :-1]).max() / scale)
+
+
+def position_bilinear(
+    h: ArrayLike,
+    positions: ArrayLike | int,
+    *,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    positions_n: ArrayLike | int | None = None,
+) -> np.ndarray:
+    r"""The matrix :math:`G_{mn} = p_m^\top H p_n` over a grid of positions.
+
+    Parameters
+    ----------
+    h : array_like
+        :math:`H`, ``d x d`` with ``d`` even.
+    positions : int or array_like
+        Positions :math:`m` (an int ``L`` means ``0 … L-1``).
+    base : float
+        The base of the sinusoidal encoding :math:`p`.
+    layout : str
+        Its layout, one of :data:`posenc_lib.LAYOUTS`.
+    positions_n : int, array_like or None
+        Positions :math:`n` (default: the same as ``positions``).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 of shape ``(len(positions), len(positions_n))``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import posenc_lib as pe
+    >>> from posenc_lib.shift_invariance import position_bilinear
+    >>> g = position_bilinear(np.eye(8), 5)
+    >>> bool(np.allclose(g[3, 1], 4 * pe.kernel(2.0, 8)))
+    True
+    """
+    h = check_matrix(h, "h", even=True)
+    dim = h.shape[0]
+    p_m = sinusoidal(positions, dim, base=base, layout=layout)
+    p_n = p_m if positions_n is None else sinusoidal(positions_n, dim, base=base, layout=layout)
+    return p_m @ h @ p_n.T
+
+
+def shift_defect(
+    h: ArrayLike, length: int, *, base: float = 10000.0, layout: str = "interleaved"
+) -> float:
+    r"""How far :math:`p_m^\top H p_n` is from depending on :math:`m - n` only, on a grid.
+
+    .. math::
+        \frac{\max_{m,n} |G_{m+1,n+1} - G_{m,n}|}{\max_{m,n} |G_{m,n}|},
+        \qquad 0 \le m, n < L - 1,
+
+    the :func:`toeplitz_defect` of :func:`position_bilinear`; zero (to round-off) exactly when
+    :math:`G` is constant along every diagonal of the grid.
+
+    Parameters
+    ----------
+    h : array_like
+        :math:`H`, ``d x d`` with ``d`` even.
+    length : int
+        :math:`L \ge 2`, the positions ``0 … L-1``.
+    base, layout
+        As in :func:`position_bilinear`.
+
+    Returns
+    -------
+    float
+        The relative defect of the grid :math:`G_{mn}`, :math:`0 \le m, n < L`; 0 for a
+        relative form.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.shift_invariance import shift_defect
+    >>> bool(shift_defect(np.eye(8), 32) < 1e-12)
+    True
+    >>> bool(shift_defect(np.diag([1.0, 2.0] * 4), 32) > 0.1)  # h_sin != h_cos
+    True
+    """
+    length = check_count(length, "length", 2)
+    return toeplitz_defect(position_bilinear(h, length, base=base, layout=layout))
+
+
+def relative_projection(h: ArrayLike, *, layout: str = "interleaved") -> np.ndarray:
+    r"""The nearest (Frobenius) :math:`\bar H` whose form :math:`p_m^\top \bar H p_n` is relative.
+
+    The projection keeps, in each diagonal pair block :math:`B` (rows and columns in
+    (sin, cos) order),
+
+    .. math:: a = \tfrac12 (B_{00} + B_{11}), \qquad b = \tfrac12 (B_{10} - B_{01}),
+
+    as :math:`a I + b J`, and sets everything else to zero. Then
+    :math:`p_m^\top \bar H p_n = \sum_i a_i\cos(\Delta\theta_i) - b_i\sin(\Delta\theta_i)`,
+    :math:`\Delta = m - n`.
+
+    Parameters
+    ----------
+    h : array_like
+        :math:`H`, ``d x d`` with ``d`` even.
+    layout : str
+        The layout in which :math:`H` acts, one of :data:`posenc_lib.LAYOUTS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\bar H`, float64 of the shape of ``h``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.shift_invariance import relative_projection
+    >>> relative_projection(np.array([[1.0, 2.0], [4.0, 3.0]]))
+    array([[ 2., -1.],
+           [ 1.,  2.]])
+    """
+    h = check_matrix(h, "h", even=True)
+    sin_col, cos_col = pair_columns(h.shape[0], layout=layout)
+    a = 0.5 * (h[sin_col, sin_col] + h[cos_col, cos_col])
+    b = 0.5 * (h[cos_col, sin_col] - h[sin_col, cos_col])
+    out = np.zeros_like(h)
+    out[sin_col, sin_col] = a
+    out[cos_col, cos_col] = a
+    out[cos_col, sin_col] = b
+    out[sin_col, cos_col] = -b
+    return out
+
+
+def random_relative_matrix(
+    dim: int, rng: np.random.Generator, *, layout: str = "interleaved"
+) -> np.ndarray:
+    r"""A random relative :math:`H`: pair blocks :math:`a_i I + b_i J`, zero elsewhere.
+
+    :math:`a_i, b_i` are independent standard normal.
+
+    Parameters
+    ----------
+    dim : int
+        :math:`d`, a positive even integer.
+    rng : numpy.random.Generator
+        The source of randomness.
+    layout : str
+        One of :data:`posenc_lib.LAYOUTS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 of shape ``(dim, dim)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.shift_invariance import random_relative_matrix, shift_defect
+    >>> h = random_relative_matrix(8, np.random.default_rng(0))
+    >>> bool(shift_defect(h, 32) < 1e-12)
+    True
+    """
+    dim = check_dim(dim)
+    rng = check_rng(rng)
+    # the projection averages two standard normals: rescale so that a_i, b_i have variance 1
+    return relative_projection(rng.standard_normal((dim, dim)), layout=layout) * np.sqrt(2.0)
+
+
+def rotary_scores(
+    q: ArrayLike, k: ArrayLike, m: ArrayLike, n: ArrayLike, *, base: float = 10000.0
+) -> np.ndarray:
+    r"""The rotary score :math:`(\mathcal R_m q)^\top (\mathcal R_n k)`, computed by rotating.
+
+    :math:`\mathcal R_m` rotates pair :math:`i` of a vector, :math:`(x_{2i}, x_{2i+1})`, by
+    :math:`R(m\theta_i)`, :math:`\theta_i = b^{-2i/h}` with :math:`h` the length of ``q``
+    (the convention of :class:`posenc_lib.nn.RotaryEmbedding`). Since rotations compose,
+    :math:`R(m\theta)^\top R(n\theta) = R((n - m)\theta)`: the score depends on :math:`m - n`
+    only.
+
+    Parameters
+    ----------
+    q, k : array_like
+        1-D arrays of one even length :math:`h`.
+    m, n : float or array_like
+        Query and key positions, broadcasting against each other.
+    base : float
+        :math:`b > 1`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 of the broadcast shape of ``m`` and ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.shift_invariance import rotary_scores
+    >>> q, k = np.array([1.0, 0.0, 0.5, 0.5]), np.array([0.0, 1.0, 1.0, 0.0])
+    >>> s = rotary_scores(q, k, [3.0, 10.0], [1.0, 8.0])
+    >>> bool(np.isclose(s[0], s[1]))
+    True
+    """
+    q = check_vector(q, "q", even=True)
+    k = check_vector(k, "k", even=True)
+    if q.shape != k.shape:
+        raise ValueError(f"k must have the length of q, {q.size}, got {describe(k)}")
+    theta = frequencies(q.size, base=base)
+    m_arr, n_arr = np.broadcast_arrays(check_real_array(m, "m"), check_real_array(n, "n"))
+
+    def rotate(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        phase = pos[..., None] * theta
+        c, s = np.cos(phase), np.sin(phase)
+        x0, x1 = x[0::2], x[1::2]
+        return np.stack((c * x0 - s * x1, s * x0 + c * x1), axis=-1)
+
+    return np.sum(rotate(q, m_arr) * rotate(k, n_arr), axis=(-2, -1))

@@ -1,0 +1,187 @@
+"""posenc_lib.decay: the integral closed form, its asymptotic forms and bounds, Euler–Maclaurin.
+
+Reference values come from mpmath at 40 significant digits (the cosine integral Ci, quadrature,
+and 40-digit sums for the kernel), never from the library's own output.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import posenc_lib as pe
+from posenc_lib import decay as D
+from posenc_lib.special import EULER_GAMMA
+
+mpmath.mp.dps = 40
+
+RTOL = 1e-10  # relative accuracy asked of both functions
+ATOL = 1e-13  # absolute accuracy near zeros, where a relative error is meaningless
+
+settings.register_profile("kernel", max_examples=60, deadline=None)
+
+
+def close(value: float, reference: float, rtol: float = RTOL, atol: float = ATOL) -> bool:
+    return abs(value - reference) <= rtol * abs(reference) + atol
+
+
+def reference_integral(delta: float, base: float) -> float:
+    """(Ci(|delta|) - Ci(|delta|/b)) / ln b, with the limit 1 at delta = 0."""
+    if delta == 0:
+        return 1.0
+    x = abs(mpmath.mpf(delta))
+    b = mpmath.mpf(base)
+    return float((mpmath.ci(x) - mpmath.ci(x / b)) / mpmath.log(b))
+
+
+INTEGRAL_BASES = [1.5, 2.0, 10.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e8]
+
+
+@pytest.mark.parametrize("base", INTEGRAL_BASES)
+def test_kernel_integral_matches_mpmath(base):
+    first_zero = 0.61650548562033  # first zero of Ci: kernel_integral crosses 0 near 0.6165 b
+    deltas = np.concatenate(
+        [
+            [0.0, 1e-9, -1e-3, 0.5, 1.0, 3.999, 4.0, 4.001, -4.001 * base, 4.001 * base],
+            np.logspace(0, 6, 37),
+            [first_zero * base, -1e6],
+        ]
+    )
+    values = pe.kernel_integral(deltas, base=base)
+    for delta, value in zip(deltas, values, strict=True):
+        ref = reference_integral(delta, base)
+        assert close(value, ref, atol=1e-14), (delta, value, ref)
+
+
+def test_kernel_integral_is_the_large_d_limit_of_the_kernel():
+    """The Riemann sum converges to the integral: error <= 2/d + |D| ln b/d^2 for small |D|.
+
+    (The h/2 and h^2/12 Euler-Maclaurin terms, h = 2/d, bounded; valid well below pi d/ln b.)
+    """
+    deltas = np.array([0.5, 1.0, 3.0, 10.0])
+    previous = np.inf
+    for dim in (256, 1024, 4096):
+        error = np.max(np.abs(pe.kernel(deltas, dim) - pe.kernel_integral(deltas)))
+        assert error <= 2.0 / dim + 10.0 * np.log(1e4) / dim**2
+        assert error < previous
+        previous = error
+
+
+def test_kernel_integral_closed_form_equals_quadrature():
+    """An independent numerical check of the closed form: mpmath quadrature of the integral."""
+    for delta, base in [(3.0, 1e4), (250.0, 1e2), (20.0, 2.0)]:
+        b = mpmath.mpf(base)
+        quad = mpmath.quad(lambda t, x=delta, b=b: mpmath.cos(x * b ** (-t)), np.linspace(0, 1, 9))
+        assert close(float(pe.kernel_integral(delta, base=base)), float(quad))
+
+
+# ------------------------------------------------------------------------------------------
+# Asymptotic forms and their bounds
+# ------------------------------------------------------------------------------------------
+
+
+def test_log_form_zero_and_half_points():
+    """1 - (gamma + ln D)/ln b is 1/2 at D = e^-gamma sqrt(b) and 0 at D = e^-gamma b."""
+    for base in (1e2, 1e4, 1e6):
+        half = np.exp(-EULER_GAMMA) * np.sqrt(base)
+        zero = np.exp(-EULER_GAMMA) * base
+        assert D.kernel_log(half, base=base) == pytest.approx(0.5, abs=1e-14)
+        assert D.kernel_log(zero, base=base) == pytest.approx(0.0, abs=1e-14)
+
+
+@settings(settings.get_profile("kernel"))
+@given(
+    delta=st.floats(min_value=1e-3, max_value=1e7),
+    base=st.floats(min_value=2.0, max_value=1e7),
+)
+def test_asymptotic_bounds_hold(delta, base):
+    exact = reference_integral(delta, base)
+    slack = 1e-13
+    for form, func in [
+        ("taylor", D.kernel_taylor),
+        ("log", D.kernel_log),
+        ("oscillatory", D.kernel_oscillatory),
+    ]:
+        error = abs(exact - float(func(delta, base=base)))
+        assert error <= float(D.asymptotic_bound(form, delta, base=base)) + slack, form
+
+
+def test_taylor_form_is_a_lower_bound():
+    deltas = np.linspace(0, 3, 31)
+    for base in (2.0, 1e4):
+        gap = pe.kernel_integral(deltas, base=base) - D.kernel_taylor(deltas, base=base)
+        assert np.all(gap >= -1e-15)
+
+
+def test_integral_obeys_the_one_over_delta_bound_with_the_right_constant():
+    """|kbar| <= 2b/(|D| ln b) holds; the source's 2/(|D| ln b) (limits [1, b]) does not."""
+    deltas = np.logspace(0, 7, 300)
+    for base in (1e2, 1e4, 1e6):
+        values = np.abs(pe.kernel_integral(deltas, base=base))
+        assert np.all(values <= 2 * base / (deltas * np.log(base)) + 1e-15)
+    assert float(pe.kernel_integral(100.0, base=1e4)) > 100 * 2 / (100.0 * np.log(1e4))
+
+
+def test_euler_maclaurin_orders_improve_below_the_aliasing_scale():
+    deltas = np.arange(1.0, 40.0)
+    for dim, base in [(512, 1e4), (4096, 1e2)]:
+        exact = pe.kernel(deltas, dim, base=base)
+        errors = [
+            np.max(np.abs(exact - D.kernel_euler_maclaurin(deltas, dim, base=base, order=k)))
+            for k in (0, 1, 2)
+        ]
+        assert errors[0] <= 2.0 / dim + 40 * np.log(base) / dim**2
+        assert errors[2] < errors[1] < errors[0]
+        assert errors[2] < 1e-4
+
+
+def test_euler_maclaurin_tensor2tensor_spacing():
+    deltas = np.arange(0.0, 30.0)
+    exact = pe.kernel(deltas, 1024, base=1e4, spacing="i/(d/2-1)")
+    approx = D.kernel_euler_maclaurin(deltas, 1024, base=1e4, spacing="i/(d/2-1)", order=2)
+    assert np.max(np.abs(exact - approx)) < 1e-6
+    np.testing.assert_allclose(
+        D.kernel_euler_maclaurin(deltas, 2, base=1e4, spacing="i/(d/2-1)"),
+        np.cos(deltas),
+        atol=1e-15,
+    )
+
+
+dims = st.integers(min_value=1, max_value=256).map(lambda half: 2 * half)
+bases = st.floats(min_value=1.5, max_value=1e7)
+offsets = st.floats(min_value=-1e7, max_value=1e7, allow_nan=False)
+
+
+@settings(settings.get_profile("kernel"))
+@given(delta=offsets, base=bases)
+def test_kernel_integral_properties(delta, base):
+    assert float(pe.kernel_integral(0.0, base=base)) == 1.0
+    value = float(pe.kernel_integral(delta, base=base))
+    assert value == float(pe.kernel_integral(-delta, base=base))
+    assert abs(value) <= 1.0 + 1e-15
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: pe.kernel_integral(np.nan), ValueError, "delta must be finite real numbers"),
+        (lambda: pe.kernel_integral("x"), TypeError, "delta must be finite real numbers"),
+        (lambda: pe.kernel_integral(1.0, base=0.5), ValueError, "base must be a finite real"),
+        (lambda: pe.kernel_integral(1.0, base=None), TypeError, "base must be a finite real"),
+        (lambda: pe.kernel_integral(1.0, 64), TypeError, "positional"),  # issue 14: not a base
+        (lambda: D.kernel_taylor(1.0, base=1.0), ValueError, "base must be"),
+        (lambda: D.kernel_log([1.0, 0.0]), ValueError, "delta must be non-zero"),
+        (lambda: D.kernel_oscillatory(0.0), ValueError, "delta must be non-zero"),
+        (lambda: D.asymptotic_bound("pade", 1.0), ValueError, "form must be one of"),
+        (lambda: D.asymptotic_bound("log", 0.0), ValueError, "delta must be non-zero"),
+        (lambda: D.kernel_euler_maclaurin(1.0, 8, order=3), ValueError, "order must be an int"),
+        (lambda: D.kernel_euler_maclaurin(1.0, 8, order=True), TypeError, "order must be an int"),
+        (lambda: D.kernel_euler_maclaurin(1.0, 9), ValueError, "dim must be"),
+    ],
+)
+def test_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

@@ -1,0 +1,110 @@
+"""posenc_lib.error_bounds: the proved bounds hold against mpmath, and their values are right."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import posenc_lib as pe
+from posenc_lib.error_bounds import FLOAT32_COMBINE_BOUND, error_bound, float64_bound
+from posenc_lib.high_precision import sampled_error
+
+RNG_SEED = 20260
+
+
+def _sample(count: int, dim: int, n: int, seed: int = RNG_SEED) -> tuple[np.ndarray, np.ndarray]:
+    """Random (row, pair) entries, always including the first and last rows and pairs."""
+    rng = np.random.default_rng(seed)
+    rows = np.concatenate([[0, count - 1, count - 1, 0], rng.integers(0, count, n)])
+    pairs = np.concatenate([[0, 0, dim // 2 - 1, dim // 2 - 1], rng.integers(0, dim // 2, n)])
+    return rows, pairs
+
+
+@pytest.mark.parametrize(("dtype", "target"), [(np.float32, 2e-7), (np.float64, 1e-9)])
+@pytest.mark.parametrize(
+    ("start", "step", "count", "dim"),
+    [
+        (0, 1, 6000, 128),  # the first positions
+        (10**6 - 5000, 1, 5001, 64),  # consecutive positions ending at 10**6
+        (0, 499, 2005, 256),  # positions spread over 0 .. ~10**6
+        (10**6, -333, 3001, 32),  # a descending progression
+    ],
+)
+def test_fast_table_meets_accuracy_targets(dtype, target, start, step, count, dim):
+    positions = start + step * np.arange(count)
+    table = pe.sinusoidal(positions, dim, dtype=dtype, method="angle_addition")
+    assert np.max(np.abs(positions)) <= 10**6
+    rows, pairs = _sample(count, dim, 300)
+    error = sampled_error(table, positions, rows, pairs)
+    bound = error_bound(np.max(np.abs(positions)), dtype=dtype)
+    assert error <= bound <= target, (error, bound, target)
+
+
+@pytest.mark.parametrize("layout", pe.LAYOUTS)
+@pytest.mark.parametrize("spacing", pe.SPACINGS)
+def test_public_sinusoidal_fast_path_accuracy(layout, spacing):
+    count, dim = 40000, 32  # above FAST_MIN_ENTRIES: the angle-addition path
+    assert count * dim >= pe.encoding.FAST_MIN_ENTRIES
+    table = pe.sinusoidal(count, dim, layout=layout, dtype=np.float32, spacing=spacing)
+    rows, pairs = _sample(count, dim, 150, seed=7)
+    error = sampled_error(table, count, rows, pairs, layout=layout, spacing=spacing)
+    assert error <= error_bound(count - 1, dtype=np.float32) <= 2e-7
+
+
+@pytest.mark.parametrize(("dtype", "target"), [(np.float32, 2e-7), (np.float64, 1e-9)])
+def test_public_sinusoidal_meets_accuracy_targets_up_to_a_million(dtype, target):
+    # Both methods behind pe.sinusoidal, at positions reaching 10**6: an integer progression
+    # (angle addition) and fractional positions (direct float64 sin/cos, then rounded to dtype).
+    dim = 64
+    progression = np.arange(10**6 - 4999, 10**6 + 1)
+    fractional = np.linspace(0.0, 10**6, 5001) + 0.25
+    fractional[-1] = 10**6
+    for positions in (progression, fractional):
+        table = pe.sinusoidal(positions, dim, dtype=dtype)
+        rows, pairs = _sample(positions.size, dim, 300, seed=11)
+        error = sampled_error(table, positions, rows, pairs)
+        assert error <= error_bound(10**6, dtype=dtype) <= target, (error, target)
+
+
+def test_float64_floor_grows_with_position_but_stays_within_bound():
+    # At m ~ 1e7 the float64 angle floor (~ m * eps) dominates; the bound must still hold.
+    positions = 10**7 - 2000 + np.arange(2001)
+    dim = 16
+    rows, pairs = _sample(positions.size, dim, 200, seed=3)
+    bound = error_bound(10**7)
+    for method in ("angle_addition", "direct"):
+        table = pe.sinusoidal(positions, dim, method=method)
+        assert sampled_error(table, positions, rows, pairs) <= bound
+    assert 1e-9 < bound < 1e-8  # the floor at 1e7 exceeds the 1e-9 target met up to 1e6
+
+
+def test_error_bound_values():
+    eps = 2.0**-52
+    assert float64_bound(0) == 16 * eps
+    assert float64_bound(-10) == float64_bound(10)
+    assert error_bound(10**6) == pytest.approx(2.5 * eps * 1e6 + 16 * eps)
+    assert FLOAT32_COMBINE_BOUND == pytest.approx((3 + 2 * math.sqrt(2)) / 2**25)
+    assert error_bound(10**6, dtype=np.float32) == pytest.approx(
+        FLOAT32_COMBINE_BOUND + 3 * float64_bound(10**6)
+    )
+    assert error_bound(0, dtype=np.float16) == pytest.approx(
+        FLOAT32_COMBINE_BOUND + 48 * eps + 2.0**-12
+    )
+    assert error_bound(5, dtype=np.longdouble) == float64_bound(5)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: error_bound(1, dtype=np.int8), TypeError, "dtype must be a numpy floating"),
+        (lambda: float64_bound(float("inf")), ValueError, "max_position must be a finite real"),
+        (lambda: float64_bound([1.0, 2.0]), TypeError, "max_position must be a finite real"),
+        (lambda: error_bound("10"), TypeError, "max_position must be a finite real"),
+        (lambda: error_bound(10, np.float32), TypeError, "positional"),
+    ],
+)
+def test_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
