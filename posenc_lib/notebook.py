@@ -17,7 +17,16 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["COLORS", "STYLE", "check", "fmt_small", "is_zero", "show", "use_book_style"]
+__all__ = [
+    "COLORS",
+    "LABEL_WIDTH",
+    "STYLE",
+    "check",
+    "fmt_small",
+    "is_zero",
+    "show",
+    "use_book_style",
+]
 
 #: Colour cycle (colour-blind safe, Okabe–Ito).
 COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")

@@ -111,15 +111,7 @@ def _declared_all(tree: ast.Module) -> list[str] | None:
     return None
 
 
-def _all_params():
-    for module in MODULES:
-        marks = []
-        if module == "notebook":  # fixed in this phase (team.md); LABEL_WIDTH is not exported
-            marks = [pytest.mark.xfail(strict=True, reason="notebook.py is frozen this phase")]
-        yield pytest.param(module, marks=marks, id=module)
-
-
-@pytest.mark.parametrize("module", list(_all_params()))
+@pytest.mark.parametrize("module", MODULES)
 def test_all_lists_exactly_the_public_names(module):
     tree = _tree(module)
     declared = _declared_all(tree)
