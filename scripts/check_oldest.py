@@ -47,6 +47,7 @@ PYTEST = [
     "tests",
     "--ignore=tests/book_checks",
     "--ignore=tests/browser",
+    "--ignore=tests/build_faults",
 ]
 
 
