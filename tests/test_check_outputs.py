@@ -186,3 +186,11 @@ def test_unreadable_notebook_is_reported_not_a_traceback(tmp_path):
     done = run_script(broken)
     assert done.returncode == 1
     assert "cannot read" in done.stderr and "Traceback" not in done.stderr
+
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_notebook_stores_an_error_output(path):
+    assert [str(f) for f in check_outputs.check_errors(path)] == []
