@@ -7,10 +7,10 @@ names them; ``cell M`` is the index among all cells, as nbformat counts) and wha
     A stored error output (a traceback), or a stderr stream holding one, in a cell that is not
     tagged ``raises-exception``. The book would show the traceback as the chapter's result.
 
-``--roundoff`` (run by ``tests/test_stored_outputs.py``)
+``--roundoff``
     Printed digits that depend on the BLAS, the SIMD level, the thread count or the numpy
-    version (CONTRIBUTING.md, "Stored outputs"): in ``text/plain`` and stream outputs, what nbval
-    compares,
+    version (CONTRIBUTING.md, "Stored outputs reproduce on any machine"): in ``text/plain`` and
+    stream outputs, what nbval compares,
 
     * a number ``0 < |x| < 1e-10`` (``3.1e-16``, ``2.22044605e-16`` in an array repr);
     * a number ``2**-26 <= |x| < 2**-21`` (1.5e-8 to 4.8e-7: a few float32 units in the last
