@@ -251,6 +251,15 @@ def test_benchmarks_ctrl_c_keeps_the_finished_modules(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["kernel.json"]
 
 
+def test_a_benchmark_module_ctrl_c_writes_nothing(tmp_path):
+    out = tmp_path / "k.json"
+    proc = start("-m", "benchmarks.bench_kernel", "--quick", "--output", out)
+    code, _, stderr = interrupt_after(proc, "bench_kernel: ")
+    assert code == 130, stderr
+    assert stderr.strip() == "bench_kernel: interrupted; nothing written"
+    assert list(tmp_path.iterdir()) == []
+
+
 # ---------------------------------------------------------------------------------------------
 # scripts/check_oldest.py
 # ---------------------------------------------------------------------------------------------
