@@ -1,13 +1,19 @@
 """Re-run nbval under other numeric back-ends than this machine's (``make check-portable``).
 
 Stored outputs must not depend on the BLAS kernels, the SIMD level or the thread count
-(CONTRIBUTING.md, "Stored outputs"). nbval on one machine compares them under one back-end only;
+(CONTRIBUTING.md, "Stored outputs reproduce on any machine"): nbval on one machine compares them
+under one back-end only;
 this runs the notebooks again under a combined variant, set through environment variables read
 when numpy and torch load:
 
 ``OPENBLAS_CORETYPE=Prescott``
     numpy's bundled OpenBLAS uses its generic SSE3 kernels instead of the ones for this CPU
     (Haswell/Zen/SkylakeX...): matrix products and solves change in the last bits.
+``MKL_CBWR=COMPATIBLE``
+    torch's BLAS (MKL, statically linked in the PyPI wheels) on its strict "compatible" code
+    path instead of the one MKL picks for this CPU: float32 products of 32 x 32 and larger
+    (linear layers, attention) change in the last bits. ``ATEN_CPU_CAPABILITY`` does not reach
+    these kernels.
 ``ATEN_CPU_CAPABILITY=default``
     torch's vectorized CPU kernels at the lowest level, no AVX2/AVX-512 (``avx2`` would do
     nothing on a machine whose best level is AVX2, this team's included; ``default`` differs
@@ -43,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The combined variant (each entry is explained in the module docstring).
 VARIANT = {
     "OPENBLAS_CORETYPE": "Prescott",
+    "MKL_CBWR": "COMPATIBLE",
     "ATEN_CPU_CAPABILITY": "default",
     "NPY_DISABLE_CPU_FEATURES": "X86_V3,X86_V4,AVX512_ICL",
     "OMP_NUM_THREADS": "1",
@@ -53,6 +60,10 @@ _PROBES = {
     "OPENBLAS_CORETYPE": (
         "import numpy as np; a, b = np.random.default_rng(0).standard_normal((2, 300, 300));"
         " print(hash((a @ b).tobytes()))"
+    ),
+    "MKL_CBWR": (
+        "import torch; torch.manual_seed(0); a, b = torch.randn(2, 64, 64);"
+        " print(hash((a @ b).numpy().tobytes()))"
     ),
     "ATEN_CPU_CAPABILITY": (
         "import torch; x = torch.linspace(0, 1000, 100_000);"
