@@ -2,9 +2,8 @@
 
 Stored outputs must not depend on the BLAS kernels, the SIMD level or the thread count
 (CONTRIBUTING.md, "Stored outputs reproduce on any machine"): nbval on one machine compares them
-under one back-end only;
-this runs the notebooks again under a combined variant, set through environment variables read
-when numpy and torch load:
+under one back-end only; this runs the notebooks again under a combined variant, set through
+environment variables read when numpy and torch load:
 
 ``OPENBLAS_CORETYPE=Prescott``
     numpy's bundled OpenBLAS uses its generic SSE3 kernels instead of the ones for this CPU
