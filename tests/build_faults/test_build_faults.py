@@ -109,10 +109,11 @@ def test_a_missing_reference_fails_every_run(book):
 
 
 def test_a_fault_in_an_unchanged_page_is_found_after_a_passing_build(book):
-    """A first build passes (and its checks); then the chapter drops the label the intro refers
-    to. The intro did not change: an incremental build would not re-check its reference."""
-    done = make(book, "check-book")
+    """A first build passes; then the chapter drops the label the intro refers to. The intro did
+    not change: an incremental build would not re-check its reference (and passed it)."""
+    done = make(book, "book")  # (not check-book: its checks grow with the real book)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "build succeeded" in done.stdout
     assert make(book, "book").returncode == 0  # nothing changed: nothing to rebuild
     write_chapter(book, chapter(label=""))
     for _ in range(2):
