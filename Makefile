@@ -9,7 +9,7 @@ MATHJAX := _extra/mathjax/es5/tex-mml-chtml.js
 NB ?= notebooks/*.ipynb
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: help venv book test test-lib test-notebooks check-book execute serve lint format bench lock clean
+.PHONY: help venv book test test-lib test-notebooks check-book check-build-faults check-portable execute serve lint format bench lock clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -29,20 +29,42 @@ $(MATHJAX): package.json package-lock.json
 	cp -r node_modules/mathjax/es5 _extra/mathjax/es5
 	touch $(MATHJAX)
 
-book: $(STAMP) $(MATHJAX)  ## build the HTML book into _build/html from the stored outputs
-	$(BIN)/jupyter-book build . $(JB_FLAGS)
+# What the book reads: every file except build outputs, environments, caches and the folders
+# _config.yml excludes (posenc_lib stays: book/api.md documents it with autodoc).
+BOOK_SOURCES := $(shell find . -mindepth 1 \( -name '.*' -o -name _build -o -name _extra \
+	-o -name node_modules -o -name __pycache__ -o -name '*.egg-info' -o -path ./tests \
+	-o -path ./benchmarks -o -path ./requirements -o -path ./scripts \) -prune -o -type f -print)
+# Written after a build that passed, removed before each build: a build that failed (a warning
+# under -W, a stored error output) leaves no stamp, so the next `make book` builds again and fails
+# again. Each build re-reads every page (--all): an incremental build does not re-check the
+# references of unchanged pages and would pass, with 0 warnings, a fault it reported before.
+BOOK_STAMP := _build/html/.build-passed
+
+book: $(BOOK_STAMP)  ## build the HTML book into _build/html from the stored outputs (fails on any warning or stored error)
+
+$(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py
+	@rm -f $@
+	$(PY) scripts/check_outputs.py --errors
+	$(BIN)/jupyter-book build . --all $(JB_FLAGS)
+	touch $@
 
 check-book: book  ## build the book, then check it renders offline and links every chapter to Colab
 	$(BIN)/pytest -q -p no:cacheprovider tests/book_checks
 
+check-build-faults: $(STAMP) $(MATHJAX)  ## inject faults (stored error output, missing references) into a minimal book: book and check-book must fail, also on a rerun
+	BUILD_FAULTS_REQUIRED=1 $(BIN)/pytest -q -p no:cacheprovider tests/build_faults
+
 test-lib: $(STAMP)  ## library unit and property tests, and the doctests of posenc_lib
 	$(BIN)/pytest -q -n 2 --dist loadfile --doctest-modules posenc_lib tests \
-		--ignore=tests/book_checks --ignore=tests/browser
+		--ignore=tests/book_checks --ignore=tests/browser --ignore=tests/build_faults
 
 test-notebooks: $(STAMP)  ## re-execute every notebook with nbval against its stored outputs
 	$(BIN)/pytest -q -n 2 --dist loadfile --nbval --nbval-current-env notebooks
 
-test: lint test-lib test-notebooks check-book test-browser  ## everything CI runs: ruff, library tests, nbval, book build and checks, browser check
+check-portable: $(STAMP)  ## nbval under other numeric back-ends (NB=notebooks/06_*.ipynb for one); see scripts/check_portable.py
+	$(PY) scripts/check_portable.py $(NB)
+
+test: lint test-lib test-notebooks check-book check-build-faults test-browser  ## everything CI runs: ruff, library tests, nbval, book build and checks, injected build faults, browser check
 
 execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for one), refreshing outputs
 	$(PY) scripts/execute_notebooks.py $(NB)

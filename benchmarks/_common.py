@@ -1,15 +1,19 @@
-"""Shared by the ``bench_*`` modules: what a run was measured on, and writing its results."""
+"""Shared by the ``bench_*`` modules: their options, what a run was measured on, writing its
+results (atomically, output folder checked before any work), Ctrl-C as a one-line message."""
 
 from __future__ import annotations
 
-import json
+import argparse
 import os
 import platform
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 import posenc_lib as pe
+from posenc_lib._cli import check_output_path, write_json_atomic
 
 
 def hardware(**extra: object) -> dict[str, object]:
@@ -43,9 +47,36 @@ def load_average() -> float | None:
         return None
 
 
+def parse_args(
+    parser: argparse.ArgumentParser, argv: list[str] | None, default: Path
+) -> argparse.Namespace:
+    """Parse the options of a ``bench_*`` module, ``--quick`` and ``--output``, checked.
+
+    ``args.output`` becomes where the results go: ``--output``, else ``default`` for a full run
+    and ``None`` (write nothing) for ``--quick``. Its folder is proved writable here, before any
+    measurement (an argparse error, exit status 2, otherwise).
+    """
+    parser.add_argument("--output", type=Path, default=None, help=f"default: {default}")
+    args = parser.parse_args([] if argv is None else argv)
+    args.output = args.output or (None if args.quick else default)
+    if args.output is not None:
+        try:
+            args.output = check_output_path(args.output)
+        except ValueError as exc:
+            parser.error(f"argument --output: {exc}")
+    return args
+
+
 def write_results(result: dict[str, object], output: Path) -> None:
-    """Write ``result`` as JSON to ``output`` atomically (a temporary file, then a rename)."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    temporary = output.with_suffix(".tmp")
-    temporary.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    os.replace(temporary, output)
+    """Write ``result`` as JSON to ``output`` atomically, under a unique temporary name."""
+    write_json_atomic(result, output)
+
+
+def command_line(main: Callable[[list[str]], object], prog: str) -> int:
+    """Run ``main(sys.argv[1:])`` as a program: Ctrl-C exits 130 with one line, no traceback."""
+    try:
+        main(sys.argv[1:])
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; nothing written", file=sys.stderr)
+        return 130
+    return 0

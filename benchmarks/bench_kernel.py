@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import posenc_lib as pe
-from benchmarks._common import hardware, write_results
+from benchmarks._common import command_line, hardware, parse_args, write_results
 from posenc_lib import exact_kernel
 
 RESULTS = Path(__file__).resolve().parent / "results" / "kernel.json"
@@ -95,14 +95,22 @@ def reference_errors(values: np.ndarray, delta: np.ndarray) -> float:
     return worst
 
 
-def main(argv: list[str] | None = None) -> dict[str, object]:
-    """Run the benchmark, print a summary and write ``benchmarks/results/kernel.json``."""
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The options of ``argv``, checked (``--output``'s folder writable) before any work."""
     parser = argparse.ArgumentParser(prog="bench_kernel", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_OFFSETS} offsets (smoke)")
-    parser.add_argument("--output", type=Path, default=None, help=f"default: {RESULTS}")
-    args = parser.parse_args([] if argv is None else argv)
+    return parse_args(parser, argv, RESULTS)
+
+
+def main(argv: list[str] | None = None) -> dict[str, object]:
+    """Run the benchmark, print a summary and write ``benchmarks/results/kernel.json``."""
+    return run(parse(argv))
+
+
+def run(args: argparse.Namespace) -> dict[str, object]:
+    """Run the benchmark with options from :func:`parse`."""
     n = QUICK_OFFSETS if args.quick else N_OFFSETS
-    output = args.output or (None if args.quick else RESULTS)
+    output = args.output
     started = time.perf_counter()
     info = hardware(
         long_double_eps=float(np.finfo(np.longdouble).eps),
@@ -188,4 +196,4 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(command_line(main, "bench_kernel"))

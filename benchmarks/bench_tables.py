@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 import posenc_lib as pe
-from benchmarks._common import hardware, load_average, write_results
+from benchmarks._common import command_line, hardware, load_average, parse_args, write_results
 from posenc_lib import angle_addition
 from posenc_lib.high_precision import reference_entries
 
@@ -401,13 +401,21 @@ def print_table(ratio_rows: list[dict], target: dict, module: dict) -> None:
         )
 
 
-def main(argv: list[str] | None = None) -> dict[str, object]:
-    """Run the benchmark, write the results JSON and print the ratio table."""
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The options of ``argv``, checked (``--output``'s folder writable) before any work."""
     parser = argparse.ArgumentParser(prog="bench_tables", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few repeats (smoke)")
-    parser.add_argument("--output", type=Path, default=None, help=f"default: {RESULTS}")
-    args = parser.parse_args([] if argv is None else argv)
-    output = args.output or (None if args.quick else RESULTS)
+    return parse_args(parser, argv, RESULTS)
+
+
+def main(argv: list[str] | None = None) -> dict[str, object]:
+    """Run the benchmark, write the results JSON and print the ratio table."""
+    return run(parse(argv))
+
+
+def run(args: argparse.Namespace) -> dict[str, object]:
+    """Run the benchmark with options from :func:`parse`."""
+    output = args.output
     sizes = QUICK_SIZES if args.quick else SIZES
     min_repeats, max_repeats, budget_s = (2, 3, 0.05) if args.quick else (3, 15, 6.0)
 
@@ -451,4 +459,4 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(command_line(main, "bench_tables"))

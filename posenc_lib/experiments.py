@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
 import os
 import platform
@@ -53,6 +52,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from ._cli import check_output_path, partial_path, write_json_atomic
 from ._validation import (
     check_base,
     check_choice,
@@ -654,7 +654,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m posenc_lib.experiments",
         description="Train small causal transformers with each position scheme on synthetic tasks "
-        "and evaluate them at longer lengths; write a JSON results file.",
+        "and evaluate them at longer lengths; write a JSON results file. Every option is checked "
+        "before any training; Ctrl-C keeps the finished runs in OUT's .partial.json.",
     )
     p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
     p.add_argument("--schemes", nargs="+", default=list(SCHEMES), choices=SCHEMES)
@@ -682,60 +683,180 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the command line; return the results dict that was written to ``--out``."""
-    args = _parser().parse_args(argv)
-    device = args.device
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+#: Each option that sets a Config field, with the field: checked one at a time, so that an error
+#: names the option.
+_CONFIG_OPTIONS = {
+    "vocab_size": "vocab_size",
+    "dim": "dim",
+    "heads": "n_heads",
+    "layers": "n_layers",
+    "train_length": "train_length",
+    "steps": "steps",
+    "batch_size": "batch_size",
+    "lr": "lr",
+    "warmup": "warmup",
+    "eval_sequences": "eval_sequences",
+}
+
+
+def _check_device(parser: argparse.ArgumentParser, name: str) -> str:
+    """``name`` resolved (``auto``: CUDA when present, else CPU) if torch can allocate there."""
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        torch.empty(0, device=torch.device(name))
+    except (RuntimeError, ValueError, AssertionError, AttributeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        parser.error(f"argument --device: cannot use {name!r}: {first}")
+    return name
+
+
+def _checked_configs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Config]:
+    """Every configuration of the command line, each option checked first (argparse errors)."""
+
+    def option_error(option: str, exc: Exception) -> None:
+        parser.error(f"argument --{option.replace('_', '-')}: {exc}")
+
     if args.threads is not None:
-        torch.set_num_threads(check_count(args.threads, "threads", 1))
+        try:
+            check_count(args.threads, "threads", 1)
+        except (TypeError, ValueError) as exc:
+            option_error("threads", exc)
+    for option, field in _CONFIG_OPTIONS.items():
+        try:
+            Config(**{field: getattr(args, option)})
+        except (TypeError, ValueError) as exc:
+            option_error(option, exc)
+    try:
+        Config(test_multiples=tuple(args.test_multiples))
+    except (TypeError, ValueError) as exc:
+        option_error("test_multiples", exc)
+    for option, values, extra in [
+        ("sinusoidal_bases", args.sinusoidal_bases, {"scheme": "sinusoidal"}),
+        ("rotary_bases", args.rotary_bases, {"scheme": "rotary"}),
+    ]:
+        for value in values:
+            try:
+                Config(base=value, **extra)
+            except (TypeError, ValueError) as exc:
+                option_error(option, exc)
+    for option, values, extra in [
+        ("seeds", args.seeds, {}),
+        ("offset_k", [args.offset_k], {"task": "offset"}),
+        ("index_k", [args.index_k], {"task": "index"}),
+    ]:
+        field = "seed" if option == "seeds" else "k"
+        for value in values:
+            try:
+                Config(**{field: value, "train_length": max(args.train_length, 2)}, **extra)
+            except (TypeError, ValueError) as exc:
+                option_error(option, exc)
+    device = _check_device(parser, args.device)
+    try:
+        base = Config(
+            vocab_size=args.vocab_size,
+            dim=args.dim,
+            n_heads=args.heads,
+            n_layers=args.layers,
+            train_length=args.train_length,
+            steps=args.steps,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            warmup=args.warmup,
+            test_multiples=tuple(args.test_multiples),
+            eval_sequences=args.eval_sequences,
+            device=device,
+        )
+        configs = expand_grid(
+            base,
+            tasks=args.tasks,
+            schemes=args.schemes,
+            sinusoidal_bases=args.sinusoidal_bases,
+            rotary_bases=args.rotary_bases,
+            seeds=args.seeds,
+            k={"offset": args.offset_k, "index": args.index_k},
+        )
+    except (TypeError, ValueError) as exc:
+        parser.error(f"these options do not go together: {exc}")
+    # The model of each (scheme, base), built once on the device: its own checks (dim divisible
+    # by the heads, an even head dimension for rotary, ...) fail here rather than mid-grid.
+    for config in {dataclasses.replace(c, task="offset", k=1, seed=0) for c in configs}:
+        try:
+            with torch.random.fork_rng(devices=[]):  # build_model seeds; leave the state as it was
+                build_model(config)
+        except (TypeError, ValueError, RuntimeError) as exc:
+            parser.error(
+                f"--dim {args.dim} --heads {args.heads} --layers {args.layers} cannot build the "
+                f"{config.label} model: {exc}"
+            )
+    return configs
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the command line; return the results dict that was written to ``--out``.
+
+    Every option, ``--out`` included, is checked before any training: a bad one ends the program
+    with an argparse usage error (exit status 2). The results file is written atomically. Ctrl-C
+    keeps the runs that finished in ``OUT``'s ``.partial.json`` (``--out`` itself is untouched)
+    and exits with status 130 and a one-line message.
+    """
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        out = check_output_path(args.out)
+    except ValueError as exc:
+        parser.error(f"argument --out: {exc}")
+    configs = _checked_configs(parser, args)
+    device = configs[0].device
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
     if device == "cpu":
         torch.use_deterministic_algorithms(True)
-    base = Config(
-        vocab_size=args.vocab_size,
-        dim=args.dim,
-        n_heads=args.heads,
-        n_layers=args.layers,
-        train_length=args.train_length,
-        steps=args.steps,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        warmup=args.warmup,
-        test_multiples=tuple(args.test_multiples),
-        eval_sequences=args.eval_sequences,
-        device=device,
-    )
-    configs = expand_grid(
-        base,
-        tasks=args.tasks,
-        schemes=args.schemes,
-        sinusoidal_bases=args.sinusoidal_bases,
-        rotary_bases=args.rotary_bases,
-        seeds=args.seeds,
-        k={"offset": args.offset_k, "index": args.index_k},
-    )
     command = "python -m posenc_lib.experiments " + " ".join(
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
     )
-    print(f"{command}\n{len(configs)} runs on {device}", flush=True)
-    machine = hardware(device)  # before the runs: the load average is the one they started in
+    runs: list[dict[str, Any]] = []
+    machine: dict[str, Any] = {}
     started = time.perf_counter()
-    runs = run_grid(configs, progress=True)
-    output = {
-        "command": command.strip(),
-        "commit": _commit(),
-        "hardware": machine,
-        "date": time.strftime("%Y-%m-%d"),
-        "elapsed_s": round(time.perf_counter() - started, 1),
-        "runs": runs,
-        "summary": summarize(runs),
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(output, indent=1))
-    print(f"wrote {args.out}")
+
+    def results() -> dict[str, Any]:
+        return {
+            "command": command.strip(),
+            "commit": _commit(),
+            "hardware": machine,
+            "date": time.strftime("%Y-%m-%d"),
+            "elapsed_s": round(time.perf_counter() - started, 1),
+            "runs": runs,
+            "summary": summarize(runs),
+        }
+
+    try:
+        print(f"{command}\n{len(configs)} runs on {device}", flush=True)
+        machine.update(hardware(device))  # before the runs: the load average they started in
+        started = time.perf_counter()
+        for config in configs:
+            runs.extend(run_grid([config], progress=True))
+    except KeyboardInterrupt:
+        done = f"interrupted after {len(runs)} of {len(configs)} runs"
+        if runs:
+            kept = write_json_atomic(
+                {**results(), "interrupted": True, "planned_runs": len(configs)},
+                partial_path(out),
+            )
+            done += f"; the finished runs are in {kept} ({out} untouched)"
+        else:
+            done += f"; nothing written ({out} untouched)"
+        print(f"{parser.prog}: {done}", file=sys.stderr)
+        raise SystemExit(130) from None
+    output = results()
+    write_json_atomic(output, out)
+    print(f"wrote {out}")
     return output
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # before the runs started (main handles it during them)
+        print("python -m posenc_lib.experiments: interrupted; nothing written", file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,295 @@
+"""The command lines: options checked before any work, atomic writes, Ctrl-C, clean usage errors.
+
+``python -m posenc_lib.experiments``, ``python -m benchmarks`` (and its ``bench_*`` modules) and
+``scripts/check_oldest.py``, run as a user runs them (subprocesses), with sizes that keep each
+test to seconds.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from posenc_lib._cli import check_output_path, partial_path, write_json_atomic
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Options of a tiny experiment grid (one run takes well under a second of training).
+TINY = ["--tasks", "offset", "--schemes", "none", "--seeds", "0", "--dim", "16", "--heads", "2"]
+TINY += ["--steps", "5", "--eval-sequences", "4", "--threads", "1", "--device", "cpu"]
+
+
+def run(*args, timeout=120):
+    return subprocess.run(
+        [sys.executable, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def start(*args):
+    """Start a command with the default SIGINT handling (a background shell may ignore SIGINT,
+    and Python keeps an ignored SIGINT ignored)."""
+    return subprocess.Popen(
+        [sys.executable, *map(str, args)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def interrupt_after(proc, marker, timeout=120):
+    """Send SIGINT once ``marker`` appears on the command's stdout; return (rc, stdout, stderr)."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    for line in proc.stdout:
+        seen.append(line)
+        if marker in line:
+            break
+        assert time.monotonic() < deadline, "".join(seen)
+    else:
+        proc.wait()
+        pytest.fail(f"{marker!r} never printed: {''.join(seen)} {proc.stderr.read()}")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, "".join(seen) + out, err
+
+
+def assert_usage_error(done, *phrases):
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("usage:")
+    for phrase in phrases:
+        assert phrase in done.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# posenc_lib._cli: the shared pieces
+# ---------------------------------------------------------------------------------------------
+
+
+def test_check_output_path_refuses_what_cannot_be_written(tmp_path):
+    afile = tmp_path / "plain"
+    afile.write_text("")
+    with pytest.raises(ValueError, match="is a folder, not a file"):
+        check_output_path(tmp_path)
+    with pytest.raises(ValueError, match="is not a folder"):
+        check_output_path(afile / "results.json")
+    with pytest.raises(ValueError, match="names a folder"):
+        check_output_path(Path(".."))
+    with pytest.raises(ValueError, match="cannot"):  # /proc refuses new files, even to root
+        check_output_path(Path("/proc/results.json"))
+    made = check_output_path(tmp_path / "new" / "deeper" / "results.json")
+    assert made.parent.is_dir() and list(made.parent.iterdir()) == []  # the probe is gone
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes in read-only folders")
+def test_check_output_path_refuses_a_read_only_folder(tmp_path):
+    tmp_path.chmod(0o500)
+    try:
+        with pytest.raises(ValueError, match="cannot write in"):
+            check_output_path(tmp_path / "results.json")
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_write_json_atomic_leaves_the_old_file_on_failure(tmp_path):
+    out = tmp_path / "r.json"
+    write_json_atomic({"a": 1}, out)
+    assert json.loads(out.read_text()) == {"a": 1}
+    assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    with pytest.raises(TypeError):
+        write_json_atomic({"a": object()}, out)  # not JSON: fails before any file is made
+    assert json.loads(out.read_text()) == {"a": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+    assert partial_path(out) == tmp_path / "r.partial.json"
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_concurrent_writers_never_collide(tmp_path):
+    """Two processes writing one file 200 times each: no error, a whole file, no leftovers
+    (a fixed temporary name failed here: one writer renamed the other's file away)."""
+    out = tmp_path / "shared.json"
+    code = (
+        "import sys; from posenc_lib._cli import write_json_atomic\n"
+        "for i in range(200): write_json_atomic({'writer': sys.argv[1], 'i': i, "
+        "'pad': 'x' * 20000}, sys.argv[2])\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, name, str(out)], stderr=subprocess.PIPE)
+        for name in ("a", "b")
+    ]
+    errors = [p.communicate(timeout=120)[1].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errors
+    assert json.loads(out.read_text())["i"] == 199
+    assert [p.name for p in tmp_path.iterdir()] == ["shared.json"]
+
+
+# ---------------------------------------------------------------------------------------------
+# python -m posenc_lib.experiments
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "phrases"),
+    [
+        (["--threads", "0"], ["argument --threads: threads must be an integer >= 1, got 0"]),
+        (["--dim", "7"], ["--dim 7", "dim must be a positive even integer, got 7"]),
+        (["--heads", "3"], ["--heads 3", "must be divisible by n_heads = 3"]),
+        (["--lr", "nan"], ["argument --lr: lr must be a finite real number", "got nan"]),
+        (["--lr", "inf"], ["argument --lr:"]),
+        (["--device", "nope"], ["argument --device: cannot use 'nope'"]),
+        (["--steps", "0"], ["argument --steps: steps must be an integer >= 1"]),
+        (["--seeds", "0", "-1"], ["argument --seeds: seed must be an integer >= 0, got -1"]),
+        (["--sinusoidal-bases", "1"], ["argument --sinusoidal-bases: base must be"]),
+        (["--rotary-bases", "nan"], ["argument --rotary-bases: base must be"]),
+        (["--test-multiples", "0.5"], ["argument --test-multiples:"]),
+        (["--offset-k", "16"], ["argument --offset-k: train_length must be an integer >= 17"]),
+        (["--train-length", "1"], ["argument --train-length: train_length must be"]),
+        (["--schemes", "t5"], ["argument --schemes: invalid choice: 't5'"]),
+    ],
+)
+def test_experiments_bad_options_are_usage_errors(tmp_path, capsys, options, phrases):
+    from posenc_lib import experiments
+
+    out = tmp_path / "x.json"
+    with pytest.raises(SystemExit) as exit_info:
+        experiments.main([*TINY, "--out", str(out), *options])
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing started
+    for phrase in phrases:
+        assert phrase in captured.err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("out", "phrase"),
+    [("{tmp}", "is a folder, not a file"), ("{file}/x.json", "is not a folder")],
+)
+def test_experiments_unwritable_out_fails_before_training(tmp_path, out, phrase):
+    (tmp_path / "file").write_text("")
+    out = out.format(tmp=tmp_path, file=tmp_path / "file")
+    started = time.monotonic()
+    # a grid that would train for minutes: the check must come first
+    done = run("-m", "posenc_lib.experiments", "--steps", "100000", "--out", out)
+    assert_usage_error(done, "argument --out: ", phrase)
+    assert done.stdout == "" and time.monotonic() - started < 60
+
+
+def test_experiments_writes_atomically_and_reports(tmp_path):
+    out = tmp_path / "sub" / "res.json"
+    done = run("-m", "posenc_lib.experiments", *TINY, "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {out}" in done.stdout
+    assert len(json.loads(out.read_text())["runs"]) == 1
+    assert [p.name for p in out.parent.iterdir()] == ["res.json"]  # no temporary file left
+
+
+def test_experiments_ctrl_c_keeps_the_finished_runs(tmp_path):
+    out = tmp_path / "res.json"
+    slow = [*TINY, "--seeds", "0", "1", "2", "3", "--steps", "300", "--out", out]
+    # Interrupted once the second run reports: the first is then surely kept (the line of the
+    # second is printed a moment before that run is recorded, so it may or may not be kept).
+    code, _, stderr = interrupt_after(start("-m", "posenc_lib.experiments", *slow), "seed 1:")
+    assert code == 130, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    partial = json.loads((tmp_path / "res.partial.json").read_text())
+    finished = len(partial["runs"])
+    assert 1 <= finished < 4 and partial["interrupted"] and partial["planned_runs"] == 4
+    assert partial["runs"][0]["config"]["seed"] == 0
+    assert f"interrupted after {finished} of 4 runs; the finished runs are in" in stderr
+    assert not out.exists()
+
+
+def test_experiments_ctrl_c_before_a_run_finishes_writes_nothing(tmp_path):
+    out = tmp_path / "res.json"
+    code, _, stderr = interrupt_after(
+        start("-m", "posenc_lib.experiments", *TINY, "--steps", "100000", "--out", out),
+        "runs on cpu",
+    )
+    assert code == 130, stderr
+    assert stderr.strip() == (
+        f"python -m posenc_lib.experiments: interrupted after 0 of 1 runs;"
+        f" nothing written ({out} untouched)"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# python -m benchmarks
+# ---------------------------------------------------------------------------------------------
+
+
+def test_benchmarks_bad_options_fail_before_any_work(tmp_path):
+    (tmp_path / "file").write_text("")
+    done = run("-m", "benchmarks", "--output-dir", tmp_path / "file")
+    assert_usage_error(done, "argument --output-dir:", "is not a folder")
+    assert done.stdout == ""
+    assert_usage_error(run("-m", "benchmarks", "nope"), "unknown benchmark(s) ['nope']")
+    done = run("-m", "benchmarks.bench_kernel", "--output", tmp_path / "file" / "k.json")
+    assert_usage_error(done, "argument --output:", "is not a folder")
+    assert done.stdout == ""
+
+
+def test_benchmarks_ctrl_c_keeps_the_finished_modules(tmp_path):
+    proc = start("-m", "benchmarks", "--quick", "--output-dir", tmp_path)
+    code, _, stderr = interrupt_after(proc, "=== bench_tables ===")
+    assert code == 130, stderr
+    kernel = tmp_path / "kernel.json"
+    assert stderr.strip() == (
+        f"python -m benchmarks: interrupted in bench_tables (kept {kernel};"
+        " bench_tables wrote nothing)"
+    )
+    assert json.loads(kernel.read_text())["benchmark"] == "bench_kernel"
+    assert [p.name for p in tmp_path.iterdir()] == ["kernel.json"]
+
+
+def test_a_benchmark_module_ctrl_c_writes_nothing(tmp_path):
+    out = tmp_path / "k.json"
+    proc = start("-m", "benchmarks.bench_kernel", "--quick", "--output", out)
+    code, _, stderr = interrupt_after(proc, "bench_kernel: ")
+    assert code == 130, stderr
+    assert stderr.strip() == "bench_kernel: interrupted; nothing written"
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# scripts/check_oldest.py
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["tests/nope.py"], "file or directory not found: tests/nope.py"),
+        (["--maxfail=x"], "argument --maxfail: invalid int value: 'x'"),
+    ],
+)
+def test_check_oldest_bad_pytest_arguments_say_what_is_wrong(args, phrase):
+    started = time.monotonic()
+    done = run("scripts/check_oldest.py", *args)
+    assert_usage_error(done, "pytest arguments", phrase)
+    assert "exit status 4" not in done.stderr
+    assert "working in" not in done.stdout  # no environment was built
+    assert time.monotonic() - started < 60
+
+
+def test_check_oldest_ctrl_c_cleans_up_with_one_line():
+    proc = start("scripts/check_oldest.py", "-k", "nothing")
+    code, stdout, stderr = interrupt_after(proc, "working in")
+    assert code == 130, stderr
+    work = stdout.split("working in", 1)[1].split()[0]
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1].startswith("check_oldest.py: interrupted after")
+    assert f"removed {work}" in stderr and not Path(work).exists()
