@@ -458,7 +458,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
         self.persistent = _check_bool(persistent, "persistent")
         dtype = _resolve_dtype(dtype)
         _check_cache(initial_length, self.dim, dtype, "initial_length")
-        self._theta = frequencies(self.dim, self.base, self.spacing)
+        self._theta = frequencies(self.dim, base=self.base, spacing=self.spacing)
         self._perm = torch.from_numpy(layout_permutation(self.dim, "concatenated", self.layout))
         table = self._compute(initial_length, dtype, _resolve_device(device))
         self.register_buffer("table", table, persistent=persistent)
@@ -470,7 +470,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
             table = torch.empty(length, self.dim, dtype=dtype, device=device)
         else:
             rows = sinusoidal(
-                length, self.dim, self.base, self.layout, np.float64, spacing=self.spacing
+                length, self.dim, base=self.base, layout=self.layout, spacing=self.spacing
             )
             table = torch.from_numpy(rows).to(device=device, dtype=dtype)
         _mark(table)
@@ -747,7 +747,7 @@ class RotaryEmbedding(PositionScheme):
         initial_length = check_count(initial_length, "initial_length", 1)
         dtype = _resolve_dtype(dtype)
         _check_cache(initial_length, self.rotary_dim, dtype, "initial_length")
-        self._theta = frequencies(self.rotary_dim, self.base)
+        self._theta = frequencies(self.rotary_dim, base=self.base)
         cos, sin = self._compute(initial_length, dtype, _resolve_device(device))
         self.register_buffer("cos", cos, persistent=False)
         self.register_buffer("sin", sin, persistent=False)
@@ -767,7 +767,7 @@ class RotaryEmbedding(PositionScheme):
                 if self.interpolation_factor == 1.0
                 else np.arange(length) / self.interpolation_factor
             )
-            phase = angles(positions, self.rotary_dim, self.base)  # float64, (length, r/2)
+            phase = angles(positions, self.rotary_dim, base=self.base)  # float64, (length, r/2)
             cos = torch.from_numpy(np.cos(phase)).to(device=device, dtype=dtype)
             sin = torch.from_numpy(np.sin(phase)).to(device=device, dtype=dtype)
         _mark(cos, sin)
