@@ -31,7 +31,8 @@ module's dtype once. They are cached in non-persistent buffers that grow on dema
 and device) and are recomputed, never trusted, after anything that replaces them: moving or
 casting the module (``.to``, ``.half()``, ``to_empty`` after building on the meta device),
 ``load_state_dict(..., assign=True)``, Hugging Face ``from_pretrained`` (which builds on the meta
-device and refills buffers with uninitialised memory). :meth:`reset_parameters` recomputes them
+device and refills buffers with uninitialised memory). :meth:`PositionScheme.reset_parameters`
+recomputes them
 explicitly. Positions beyond a cache of :data:`MAX_CACHE_BYTES` are computed directly, without
 caching.
 
@@ -80,16 +81,16 @@ __all__ = [
 #: Names accepted by :func:`make_scheme` and :class:`TinyTransformer`.
 SCHEMES = ("none", "learned", "sinusoidal", "rotary", "alibi")
 
-#: Rotary pairings: ``"interleaved"`` rotates features ``(2i, 2i+1)`` together (RoFormer, GPT-J,
-#: Meta's Llama checkpoints); ``"half_split"`` rotates ``(i, i + r/2)`` together, ``r`` the rotary
-#: dimension (Hugging Face Llama, GPT-NeoX, ``rotate_half``).
+#: The rotary pairings. ``"interleaved"`` rotates features ``(2i, 2i+1)`` together (RoFormer,
+#: GPT-J, Meta's Llama checkpoints); ``"half_split"`` rotates ``(i, i + r/2)`` together, ``r`` the
+#: rotary dimension (Hugging Face Llama, GPT-NeoX, ``rotate_half``).
 PAIRINGS = ("interleaved", "half_split")
 
 #: Largest cache (bytes) of a sinusoidal table or of rotary cos + sin; rows beyond it are computed
 #: directly for each call instead of cached.
 MAX_CACHE_BYTES = DEFAULT_MAX_BYTES
 
-#: Largest position (in absolute value) the modules accept: positions stay exact in float64.
+#: The largest position magnitude the modules accept, so that positions stay exact in float64.
 MAX_POSITION = 2**52
 
 #: Most heads :func:`alibi_slopes` and :class:`ALiBi` build slopes for.

@@ -1024,3 +1024,26 @@ def test_token_ids_outside_the_vocabulary_are_named():
         model(torch.tensor([[-1, 1, 2]]))
     with pytest.raises(TypeError, match=r"tokens must be a torch\.Tensor"):
         model([[0, 1, 2]])
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_positions_to_empty_and_assign():  # pragma: no cover - runs only where a GPU exists
+    rotary = RotaryEmbedding(8, pairing="half_split").cuda()
+    q = torch.randn(2, 3, 6, 8, device="cuda")
+    ids = torch.tensor([[0, 0, 0, 1, 2, 3], [0, 1, 2, 3, 4, 5]], device="cuda")
+    out = rotary.rotate_one(q, positions=ids, seq_axis=2)
+    cpu = RotaryEmbedding(8, pairing="half_split").rotate_one(
+        q.cpu(), positions=ids.cpu(), seq_axis=2
+    )
+    torch.testing.assert_close(out.cpu(), cpu)
+    model = _model("rotary")
+    tokens = _tokens(2, 9)
+    with torch.no_grad():
+        expected = model(tokens)
+    with torch.device("meta"):
+        fresh = TinyTransformer(11, 16, 4, 2, "rotary", max_len=64)
+    fresh.to_empty(device="cuda")
+    fresh.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        got = fresh.eval()(tokens.cuda())
+    torch.testing.assert_close(got.cpu(), expected, rtol=1e-4, atol=1e-5)
