@@ -53,7 +53,14 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from ._validation import DEFAULT_MAX_BYTES, check_base, check_choice, check_count, check_dim
+from ._validation import (
+    DEFAULT_MAX_BYTES,
+    check_base,
+    check_bool,
+    check_choice,
+    check_count,
+    check_dim,
+)
 from .encoding import SPACINGS, angles, frequencies, sinusoidal
 from .layouts import LAYOUTS, layout_permutation
 
@@ -115,14 +122,6 @@ def _check_even(value: object, name: str) -> int:
     if value <= 0 or value % 2:
         raise ValueError(f"{name} must be a positive even integer, got {value}")
     return int(value)
-
-
-def _check_bool(value: object, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(
-            f"{name} must be a bool (True or False), got {type(value).__name__} {value!r}"
-        )
-    return value
 
 
 def _check_offset(offset: object) -> int:
@@ -454,9 +453,9 @@ class SinusoidalPositionalEncoding(PositionScheme):
         self.spacing = check_choice(spacing, "spacing", SPACINGS)
         initial_length = check_count(initial_length, "initial_length", 1)
         if batch_first is not None:
-            _check_bool(batch_first, "batch_first")
+            check_bool(batch_first, "batch_first")
         self.batch_first = batch_first
-        self.persistent = _check_bool(persistent, "persistent")
+        self.persistent = check_bool(persistent, "persistent")
         dtype = _resolve_dtype(dtype)
         _check_cache(initial_length, self.dim, dtype, "initial_length")
         self._theta = frequencies(self.dim, base=self.base, spacing=self.spacing)
@@ -1006,7 +1005,7 @@ class ALiBi(PositionScheme):
         q_len = _check_length(q_len, "q_len", 1)
         k_len = _check_length(k_len, "k_len", 1)
         offset = _check_offset(offset)
-        causal = _check_bool(causal, "causal")
+        causal = check_bool(causal, "causal")
         dtype = _resolve_dtype(dtype)
         device = self.slopes.device if device is None else _resolve_device(device)
         if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
@@ -1111,7 +1110,7 @@ class SelfAttention(nn.Module):
                 f"n_heads = {self.n_heads}; build it with ALiBi({self.n_heads})"
             )
         self.scheme = scheme
-        self.causal = _check_bool(causal, "causal")
+        self.causal = check_bool(causal, "causal")
         self.qkv = nn.Linear(self.dim, 3 * self.dim)
         self.out = nn.Linear(self.dim, self.dim)
 
@@ -1126,7 +1125,7 @@ class SelfAttention(nn.Module):
         """``x`` (batch, length, dim) → (batch, length, dim) [, weights (batch, heads, L, L)]."""
         _check_tensor(x, "x", (3,), self.dim)
         offset = _check_offset(offset)
-        return_weights = _check_bool(return_weights, "return_weights")
+        return_weights = check_bool(return_weights, "return_weights")
         batch, length, _ = x.shape
         qkv = self.qkv(x).view(batch, length, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]
@@ -1230,7 +1229,7 @@ class TinyTransformer(nn.Module):
         self.n_heads = check_count(n_heads, "n_heads", 1)
         self.n_layers = check_count(n_layers, "n_layers", 1)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        causal = _check_bool(causal, "causal")
+        causal = check_bool(causal, "causal")
         if self.dim % self.n_heads:
             raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
         count = _parameter_count(self.vocab_size, self.dim, self.n_layers, mlp_ratio)

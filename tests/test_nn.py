@@ -989,16 +989,16 @@ def test_make_scheme_names_max_len():
 def test_alibi_bias_arguments():
     with pytest.raises(TypeError, match=r"dtype must be a floating torch\.dtype"):
         ALiBi(2).bias(3, 3, dtype=torch.int64)
-    with pytest.raises(TypeError, match="causal must be a bool"):
+    with pytest.raises(TypeError, match="causal must be True or False"):
         ALiBi(2).bias(3, 3, causal=None)
     with pytest.raises(ValueError, match="q_len must be <= k_len"):
         ALiBi(2).bias(4, 3, positions=torch.arange(3))
 
 
 def test_causal_must_be_a_bool():
-    with pytest.raises(TypeError, match="causal must be a bool"):
+    with pytest.raises(TypeError, match="causal must be True or False"):
         SelfAttention(8, 2, NoPositionalEncoding(), causal=None)
-    with pytest.raises(TypeError, match="causal must be a bool"):
+    with pytest.raises(TypeError, match="causal must be True or False"):
         TinyTransformer(5, 8, 2, 1, "none", causal=None)
 
 
@@ -1012,7 +1012,7 @@ def test_self_attention_forward_arguments():
         attn(torch.zeros(1, 3, 6))
     with pytest.raises(TypeError, match="offset"):
         attn(torch.zeros(1, 3, 8), "0")
-    with pytest.raises(TypeError, match="return_weights must be a bool"):
+    with pytest.raises(TypeError, match="return_weights must be True or False"):
         attn(torch.zeros(1, 3, 8), return_weights=1)
 
 
