@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from conventions_page import (
     SKIP_REASON,
+    check_page,
     check_table_row,
     concatenated_columns,
     evaluate_call,
@@ -163,3 +164,115 @@ def test_diffusers_timestep_embedding():
     theta = geometric_theta(d // 2, 10000.0, d // 2 - 1)
     check_table_row(name, ours, ref, timesteps, theta, *concatenated_columns(d))
     assert diffusers.__version__
+
+
+def _split_columns(d: int, layout: str):
+    """Odd d, 'split': (pairs with sin and cos), and the last pair's lone sine column."""
+    pairs = (d + 1) // 2
+    if layout == "interleaved":
+        sin_cols, cos_cols, lone = 2 * np.arange(pairs - 1), 2 * np.arange(pairs - 1) + 1, d - 1
+    else:
+        sin_cols, cos_cols, lone = np.arange(pairs - 1), pairs + np.arange(pairs - 1), pairs - 1
+    theta = geometric_theta(pairs, 10000.0, d / 2)  # 2i/d with the odd d
+    return sin_cols, cos_cols, ([lone], theta[-1:]), theta
+
+
+def test_distilbert_and_xlm_odd_dimension():
+    from transformers.models.distilbert.modeling_distilbert import _create_sinusoidal_embeddings
+    from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings as xlm
+
+    name = "Hugging Face DistilBERT, XLM (odd d)"
+    d = D - 1
+    ours = _float32(evaluate_call(name, _namespace(d=d)))
+    sin_cols, cos_cols, lone, theta = _split_columns(d, "interleaved")
+    measured = 0.0
+    for build in (_create_sinusoidal_embeddings, xlm):
+        ref = torch.empty(L, d)
+        build(L, d, ref)
+        measured = max(measured, check_table_row(
+            name, ours, ref.numpy(), np.arange(L), theta, sin_cols, cos_cols, lone, page=False
+        ))  # fmt: skip
+    check_page(name, measured)
+
+
+def test_marian_pegasus_roformer_odd_dimension():
+    from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
+    from transformers.models.pegasus.modeling_pegasus import PegasusSinusoidalPositionalEmbedding
+    from transformers.models.roformer.modeling_roformer import (
+        RoFormerSinusoidalPositionalEmbedding,
+    )
+
+    name = "Hugging Face Marian, Pegasus, RoFormer (odd d)"
+    d = D - 1
+    ours = _float32(evaluate_call(name, _namespace(d=d)))
+    sin_cols, cos_cols, lone, theta = _split_columns(d, "concatenated")
+    measured = 0.0
+    for cls in (
+        MarianSinusoidalPositionalEmbedding,
+        PegasusSinusoidalPositionalEmbedding,
+        RoFormerSinusoidalPositionalEmbedding,
+    ):
+        ref = cls(L, d).create_weight().numpy()
+        measured = max(measured, check_table_row(
+            name, ours, ref, np.arange(L), theta, sin_cols, cos_cols, lone, page=False
+        ))  # fmt: skip
+    check_page(name, measured)
+
+
+def test_m2m100_family_odd_dimension():
+    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
+    from transformers.models.musicgen.modeling_musicgen import MusicgenSinusoidalPositionalEmbedding
+
+    name = "Hugging Face M2M100 family, MusicGen (odd d)"
+    d = D - 1
+    theta = geometric_theta(d // 2, 10000.0, d // 2 - 1)
+    measured = 0.0
+    for layout, ref in (
+        ("concatenated", M2M100SinusoidalPositionalEmbedding.get_embedding(L, d)),
+        ("concatenated_cos_first", MusicgenSinusoidalPositionalEmbedding.get_embedding(L, d)),
+    ):
+        ours = _float32(evaluate_call(name, _namespace(d=d, layout=layout)))
+        sin_cols, cos_cols = concatenated_columns(d - 1)
+        if layout == "concatenated_cos_first":
+            sin_cols, cos_cols = cos_cols, sin_cols
+        measured = max(measured, check_table_row(
+            name, ours, ref.numpy(), np.arange(L), theta, sin_cols, cos_cols, page=False
+        ))  # fmt: skip
+    check_page(name, measured)
+
+
+def test_musicgen_cos_first_halves():
+    from transformers.models.musicgen.modeling_musicgen import MusicgenSinusoidalPositionalEmbedding
+
+    name = "Hugging Face MusicGen"
+    ours = _float32(evaluate_call(name, _namespace()))
+    ref = MusicgenSinusoidalPositionalEmbedding.get_embedding(L, D).numpy()
+    theta = geometric_theta(D // 2, 10000.0, D // 2 - 1)
+    cos_cols, sin_cols = concatenated_columns(D)  # [cos | sin]
+    check_table_row(name, ours, ref, np.arange(L), theta, sin_cols, cos_cols)
+
+
+def test_diffusers_flip_sin_to_cos_and_other_options():
+    pytest.importorskip("diffusers", reason=SKIP_REASON)
+    from diffusers.models.embeddings import get_timestep_embedding
+
+    name = "diffusers timestep embedding, flip_sin_to_cos"
+    d = 320
+    timesteps = np.arange(1000.0)
+    ours = _float32(evaluate_call(name, _namespace(timesteps=timesteps, d=d)))
+    ref = get_timestep_embedding(torch.from_numpy(timesteps), d, flip_sin_to_cos=True).numpy()
+    theta = geometric_theta(d // 2, 10000.0, d // 2 - 1)
+    cos_cols, sin_cols = concatenated_columns(d)
+    check_table_row(name, ours, ref, timesteps, theta, sin_cols, cos_cols)
+    # the docstring's general call: shift 0 is the 2i/d spacing, scale multiplies the positions,
+    # max_period is the base, an odd d is zero-padded
+    t = np.linspace(0.0, 999.0, 37)
+    for shift, spacing in ((0, "2i/d"), (1, "i/(d/2-1)")):
+        for dim in (320, 321):
+            ref = get_timestep_embedding(
+                torch.from_numpy(t), dim, flip_sin_to_cos=True, downscale_freq_shift=shift,
+                scale=2.5, max_period=500,
+            ).numpy()  # fmt: skip
+            got = pe.sinusoidal(2.5 * t, dim, base=500.0, layout="concatenated_cos_first",
+                                spacing=spacing, odd_dim="zero_pad")  # fmt: skip
+            assert np.abs(got - ref).max() < 2e-4  # float32 angles up to 2500 rad

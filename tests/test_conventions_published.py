@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch")
 from conventions_page import (  # noqa: E402
     assert_reference_is_the_formula,
     assert_within_reference_rounding,
+    check_page,
     check_table_row,
     concatenated_columns,
     evaluate_call,
@@ -185,3 +186,21 @@ def test_fairseq_left_padded_batch_through_the_module():
     assert (ours[real] - ref[real]).abs().max() < 1e-5
     shifted = module(torch.zeros(2, 7, d), offset=padding_idx + 1)  # what an offset gives
     assert (shifted[0][real[0]] - ref[0][real[0]]).abs().max() > 0.5
+
+
+def test_tensor2tensor_and_fairseq_odd_dimension():
+    name = "tensor2tensor, fairseq (odd d)"
+    d = D - 1  # 511: both zero-pad the last column
+    ours = evaluate_call(name, _namespace(d=d)).astype(np.float32)
+    theta = geometric_theta(d // 2, 10000.0, d // 2 - 1)
+    sin_cols, cos_cols = concatenated_columns(d - 1)
+    measured = 0.0
+    for ref in (t2t_timing_signal(L, d), fairseq_embedding(L, d)):
+        assert ref.shape == (L, d)
+        measured = max(
+            measured,
+            check_table_row(
+                name, ours, ref.numpy(), np.arange(L), theta, sin_cols, cos_cols, page=False
+            ),
+        )
+    check_page(name, measured)
