@@ -55,7 +55,8 @@ SPACINGS = ("2i/d", "i/(d/2-1)")
 #: tables of integer positions in arithmetic progression and ``"direct"`` otherwise.
 METHODS = ("auto", "angle_addition", "direct")
 
-#: The two conventions for an odd dimension found in the wild (``odd_dim`` of :func:`sinusoidal`).
+#: The two conventions for an odd dimension found in the wild (``odd_dim`` of
+#: :func:`posenc_lib.sinusoidal`).
 #: ``"zero_pad"`` is the table of ``dim - 1`` and a last column of zeros (tensor2tensor, fairseq,
 #: Hugging Face M2M100/Speech2Text/XGLM/FSMT/MusicGen, diffusers); ``"split"`` has ``(dim + 1) / 2``
 #: sines and ``(dim - 1) / 2`` cosines with :math:`\theta_i = b^{-2i/d}` for the odd ``d`` itself
@@ -199,7 +200,8 @@ def sinusoidal(
     max_bytes : int
         Refuse to build a table larger than this (default 2 GiB), before allocating it.
     odd_dim : str or None
-        Required when ``dim`` is odd, ignored otherwise: one of :data:`ODD_DIMS`, the two
+        Required when ``dim`` is odd, ignored otherwise: one of
+        :data:`~posenc_lib.encoding.ODD_DIMS`, the two
         conventions found in the wild. ``"zero_pad"``: the table of ``dim - 1``, then a column of
         zeros (any layout and spacing). ``"split"``: :math:`\theta_i = b^{-2i/d}` with the odd
         :math:`d`, :math:`(d+1)/2` sines and :math:`(d-1)/2` cosines (interleaved or
