@@ -14,10 +14,10 @@ JB_FLAGS := -W -n --keep-going
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-$(STAMP): requirements/lock.txt pyproject.toml
+$(STAMP): requirements/lock.txt requirements/conventions.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip==25.3"
-	$(PY) -m pip install --quiet -r requirements/lock.txt
+	$(PY) -m pip install --quiet -r requirements/lock.txt -r requirements/conventions.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
@@ -83,11 +83,15 @@ format: $(STAMP)  ## ruff format and autofix
 bench: $(STAMP)  ## benchmarks (not part of make test)
 	$(PY) -m benchmarks
 
-lock:  ## re-resolve requirements/dev.in into requirements/lock.txt
+lock:  ## re-resolve requirements/dev.in into lock.txt, then conventions.in into conventions.txt
 	rm -rf .lockvenv && $(PYTHON) -m venv .lockvenv
 	.lockvenv/bin/pip install --quiet "pip==25.3" && .lockvenv/bin/pip install --quiet -r requirements/dev.in
 	{ sed -n '1,3p' requirements/lock.txt; .lockvenv/bin/pip freeze | sed 's/+cpu$$//'; } > requirements/lock.new
+	.lockvenv/bin/pip install --quiet -c requirements/lock.new -r requirements/conventions.in
+	{ sed -n '1,3p' requirements/conventions.txt; .lockvenv/bin/pip freeze | sed 's/+cpu$$//' \
+		| grep -vxFf requirements/lock.new; } > requirements/conventions.new
 	mv requirements/lock.new requirements/lock.txt && rm -rf .lockvenv
+	mv requirements/conventions.new requirements/conventions.txt
 
 clean:  ## remove the build, the venv and the assets
 	rm -rf _build _extra node_modules $(VENV)

@@ -336,7 +336,7 @@ def bench_module(quick: bool) -> dict[str, object]:
     batch, length, dim = (2, 64, 32) if quick else (8, 512, 512)
     torch.manual_seed(0)
     x = torch.randn(batch, length, dim)
-    module = SinusoidalPositionalEncoding(dim, initial_length=2 * length)
+    module = SinusoidalPositionalEncoding(dim, initial_length=2 * length, batch_first=True)
     buffer = module.table.clone()
     with torch.no_grad():
         assert torch.equal(module(x), x + buffer[:length])

@@ -36,6 +36,7 @@ from .layouts import LAYOUTS, pair_columns
 __all__ = [
     "FAST_MIN_ENTRIES",
     "METHODS",
+    "ODD_DIMS",
     "SPACINGS",
     "angles",
     "frequencies",
@@ -53,6 +54,14 @@ SPACINGS = ("2i/d", "i/(d/2-1)")
 #: Methods of :func:`posenc_lib.sinusoidal`: ``"auto"`` picks ``"angle_addition"`` for large
 #: tables of integer positions in arithmetic progression and ``"direct"`` otherwise.
 METHODS = ("auto", "angle_addition", "direct")
+
+#: The two conventions for an odd dimension found in the wild (``odd_dim`` of
+#: :func:`posenc_lib.sinusoidal`).
+#: ``"zero_pad"`` is the table of ``dim - 1`` and a last column of zeros (tensor2tensor, fairseq,
+#: Hugging Face M2M100/Speech2Text/XGLM/FSMT/MusicGen, diffusers); ``"split"`` has ``(dim + 1) / 2``
+#: sines and ``(dim - 1) / 2`` cosines with :math:`\theta_i = b^{-2i/d}` for the odd ``d`` itself
+#: (Hugging Face Marian/Pegasus/RoFormer in halves, DistilBERT/XLM interleaved).
+ODD_DIMS = ("zero_pad", "split")
 
 #: With ``method="auto"``, tables with at least this many entries (positions x dim) whose positions
 #: are an integer progression are built by angle addition; smaller ones directly.
@@ -157,6 +166,7 @@ def sinusoidal(
     spacing: str = "2i/d",
     method: str = "auto",
     max_bytes: int = DEFAULT_MAX_BYTES,
+    odd_dim: str | None = None,
 ) -> np.ndarray:
     r"""The sinusoidal position table, one row :math:`p_m` per position.
 
@@ -189,6 +199,13 @@ def sinusoidal(
         direct otherwise.
     max_bytes : int
         Refuse to build a table larger than this (default 2 GiB), before allocating it.
+    odd_dim : str or None
+        Required when ``dim`` is odd, ignored otherwise: one of
+        :data:`~posenc_lib.encoding.ODD_DIMS`, the two
+        conventions found in the wild. ``"zero_pad"``: the table of ``dim - 1``, then a column of
+        zeros (any layout and spacing). ``"split"``: :math:`\theta_i = b^{-2i/d}` with the odd
+        :math:`d`, :math:`(d+1)/2` sines and :math:`(d-1)/2` cosines (interleaved or
+        concatenated layout, ``2i/d`` spacing, direct method only).
 
     Returns
     -------
@@ -201,6 +218,21 @@ def sinusoidal(
     :func:`posenc_lib.error_bounds.error_bound` of the exact value (about
     :math:`1.8\times10^{-7}` in float32, :math:`2.5\,\varepsilon\max|m|` in float64, chapter 8).
 
+    Other parametrizations in the wild are positions and a base, exactly (each tested against
+    the real code on the book page "Conventions in the wild"):
+
+    * tensor2tensor's ``get_timing_signal_1d(L, d, min_timescale, max_timescale, start_index)``
+      is ``sinusoidal(min_timescale * (np.arange(L) + start_index), d, base=max_timescale /
+      min_timescale, layout="concatenated", spacing="i/(d/2-1)")``: it multiplies its
+      frequencies by ``min_timescale``;
+    * fairseq's padding offset (token ``t`` reads row ``padding_idx + 1 + t``) is
+      ``sinusoidal(np.arange(L) + padding_idx + 1, d, layout="concatenated",
+      spacing="i/(d/2-1)")``;
+    * diffusers' ``get_timestep_embedding(t, d, flip_sin_to_cos, downscale_freq_shift, scale,
+      max_period)`` is ``sinusoidal(scale * t, d, base=max_period, ...)`` with
+      ``layout="concatenated_cos_first"`` when flipped, spacing ``"i/(d/2-1)"`` for a shift of 1
+      and ``"2i/d"`` for 0, and ``odd_dim="zero_pad"``.
+
     Examples
     --------
     >>> import posenc_lib as pe
@@ -210,6 +242,12 @@ def sinusoidal(
     >>> pe.sinusoidal([0.5], 2)
     array([[0.47942554, 0.87758256]])
     """
+    if odd_dim is not None:
+        check_choice(odd_dim, "odd_dim", ODD_DIMS)
+    if isinstance(dim, numbers.Integral) and not isinstance(dim, bool) and dim > 0 and dim % 2:
+        return _odd_table(
+            positions, int(dim), base, layout, dtype, spacing, method, max_bytes, odd_dim
+        )
     dim = check_dim(dim)
     theta = frequencies(dim, base=base, spacing=spacing)
     check_choice(layout, "layout", LAYOUTS)
@@ -240,6 +278,45 @@ def sinusoidal(
         table[:, sin_cols] = np.sin(phase)
         table[:, cos_cols] = np.cos(phase)
     return table
+
+
+def _odd_table(positions, dim, base, layout, dtype, spacing, method, max_bytes, odd_dim):
+    """:func:`sinusoidal` for an odd ``dim`` in the convention ``odd_dim`` (:data:`ODD_DIMS`)."""
+    if odd_dim is None:
+        raise ValueError(
+            f"dim must be a positive even integer, got {dim}; for an odd dim pass "
+            "odd_dim='zero_pad' (a last column of zeros: tensor2tensor, fairseq, diffusers) or "
+            "odd_dim='split' ((d+1)/2 sines, (d-1)/2 cosines: Hugging Face Marian, DistilBERT)"
+        )
+    check_choice(layout, "layout", LAYOUTS)
+    out_dtype = check_float_dtype(dtype)
+    if odd_dim == "zero_pad":
+        if dim < 3:
+            raise ValueError(f"dim must be >= 3 with odd_dim='zero_pad', got {dim}")
+        even = sinusoidal(positions, dim - 1, base=base, layout=layout, spacing=spacing,
+                          method=method, max_bytes=max_bytes)  # fmt: skip
+        out = np.zeros((even.shape[0], dim), dtype=out_dtype)
+        out[:, :-1] = even
+        return out
+    if layout not in ("interleaved", "concatenated"):
+        raise ValueError(
+            f"layout must be 'interleaved' or 'concatenated' with odd_dim='split', got {layout!r}"
+        )
+    check_choice(spacing, "spacing", ("2i/d",))
+    check_choice(method, "method", ("auto", "direct"))
+    base = check_base(base)
+    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
+        check_table_size(max(int(positions), 0), dim + 1, 8, max_bytes)  # before arange
+    pos = check_positions(positions)
+    check_table_size(pos.size, dim + 1, 8, max_bytes)
+    pairs = (dim + 1) // 2  # theta_i = b^(-2i/d) for the odd d itself, i = 0 … (d-1)/2
+    theta = np.exp(-(2.0 * np.arange(pairs) / dim) * np.log(base))
+    phase = np.multiply.outer(pos, theta)
+    full = np.empty((pos.size, dim + 1))
+    sin_cols, cos_cols = pair_columns(dim + 1, layout=layout)
+    full[:, sin_cols] = np.sin(phase)
+    full[:, cos_cols] = np.cos(phase)
+    return full[:, :dim].astype(out_dtype)  # drops the cosine of the last pair
 
 
 def rotation(phi: ArrayLike) -> np.ndarray:

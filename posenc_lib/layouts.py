@@ -9,6 +9,7 @@ layout                         columns of pair :math:`i` (sin, cos)  used by
 ``"interleaved"``              :math:`(2i,\ 2i+1)`                   the paper (the book's)
 ``"interleaved_cos_first"``    :math:`(2i+1,\ 2i)`                   the complex derivation
 ``"concatenated"``             :math:`(i,\ d/2+i)`                   tensor2tensor, fairseq, HF
+``"concatenated_cos_first"``   :math:`(d/2+i,\ i)`                   diffusers (flipped), MusicGen
 =============================  ====================================  ==========================
 
 Converting between layouts only permutes coordinates: no arithmetic, so it is exact.
@@ -26,8 +27,9 @@ __all__ = ["LAYOUTS", "convert_layout", "layout_permutation", "pair_columns"]
 #: Coordinate layouts of one encoding vector.
 #: ``"interleaved"``: (sin, cos) per pair, the paper's; ``"interleaved_cos_first"``: (cos, sin) per
 #: pair, the complex-number derivation's natural order; ``"concatenated"``: all sines then all
-#: cosines, as in tensor2tensor, fairseq and many Hugging Face models.
-LAYOUTS = ("interleaved", "interleaved_cos_first", "concatenated")
+#: cosines, as in tensor2tensor, fairseq and many Hugging Face models; ``"concatenated_cos_first"``:
+#: all cosines then all sines (diffusers' ``flip_sin_to_cos=True``, Hugging Face MusicGen).
+LAYOUTS = ("interleaved", "interleaved_cos_first", "concatenated", "concatenated_cos_first")
 
 
 def pair_columns(
@@ -69,6 +71,8 @@ def pair_columns(
         sin, cos = slice(0, dim, 2), slice(1, dim, 2)
     elif layout == "interleaved_cos_first":
         sin, cos = slice(1, dim, 2), slice(0, dim, 2)
+    elif layout == "concatenated_cos_first":
+        sin, cos = slice(half, dim, 1), slice(0, half, 1)
     else:
         sin, cos = slice(0, half, 1), slice(half, dim, 1)
     if check_bool(as_slices, "as_slices"):

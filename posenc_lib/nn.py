@@ -13,31 +13,63 @@ The default of each is "do nothing", so ``"none"`` (NoPE) is the base class itse
 * ``"learned"``, :class:`LearnedPositionalEmbedding`: a trained table of ``max_len x dim``;
 * ``"sinusoidal"``, :class:`SinusoidalPositionalEncoding`: the fixed table of the book, base
   :math:`b`;
-* ``"rotary"``, :class:`RotaryEmbedding`: rotate pair :math:`i` of q and k by :math:`m\theta_i`;
+* ``"rotary"``, :class:`RotaryEmbedding`: rotate pair :math:`i` of q and k by :math:`m\theta_i`,
+  pairs interleaved (GPT-J, RoFormer) or split into halves (Llama, GPT-NeoX), see
+  :data:`PAIRINGS` and :func:`rotary_permutation`;
 * ``"alibi"``, :class:`ALiBi`: add :math:`-s_h\,(m-n)` to head :math:`h`'s scores.
 
 :func:`make_scheme` builds any of them by name and :class:`TinyTransformer` takes any of them.
-Positions are integers :math:`m = \text{offset}, \text{offset}+1, \dots`; a nonzero ``offset`` is
-what incremental decoding needs (the next token sits at position ``offset``).
 
-Tables (sinusoidal, rotary) are computed by :func:`posenc_lib.sinusoidal` /
-:func:`posenc_lib.angles` with float64 angles, then cast to the module's dtype, and grow on demand
-without changing dtype or device.
+**Positions.** By default positions are :math:`m = \text{offset}, \text{offset}+1, \dots`; a
+nonzero ``offset`` is what incremental decoding needs (the next token sits at position
+``offset``). Every method also takes ``positions``, a tensor of shape ``(length,)`` or
+``(batch, length)`` with one position per token and row: per-row position ids of a left-padded
+batch, Hugging Face's ``position_ids`` or ``cache_position``, fractional positions.
+
+**Tables.** Sinusoidal rows and rotary cos/sin come from float64 angles, then are cast to the
+module's dtype once. They are cached in non-persistent buffers that grow on demand (keeping dtype
+and device) and are recomputed, never trusted, after anything that replaces them: moving or
+casting the module (``.to``, ``.half()``, ``to_empty`` after building on the meta device),
+``load_state_dict(..., assign=True)``, Hugging Face ``from_pretrained`` (which builds on the meta
+device and refills buffers with uninitialised memory). :meth:`PositionScheme.reset_parameters`
+recomputes them
+explicitly. Positions beyond a cache of :data:`MAX_CACHE_BYTES` are computed directly, without
+caching.
+
+**Compile and export.** ``torch.compile`` works as is (growth runs eagerly, outside the graph).
+With ``fullgraph=True`` no growth may happen inside the graph: call ``extend(n)`` first for the
+longest ``offset + length`` you will use. ``torch.export`` with a dynamic sequence length works
+when the cache covers the longest length (``Dim("L", max=module.cached_length)``). Under compile
+and export the checks that read tensor values (token range, finiteness of ``positions``) are
+skipped: they would cut the graph.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
-from ._validation import check_base, check_choice, check_count, check_dim
-from .encoding import SPACINGS, angles, sinusoidal
-from .layouts import LAYOUTS
+from ._validation import (
+    DEFAULT_MAX_BYTES,
+    check_base,
+    check_bool,
+    check_choice,
+    check_count,
+    check_dim,
+)
+from .encoding import SPACINGS, angles, frequencies, sinusoidal
+from .layouts import LAYOUTS, layout_permutation
 
 __all__ = [
+    "MAX_CACHE_BYTES",
+    "MAX_HEADS",
+    "MAX_MODEL_BYTES",
+    "MAX_POSITION",
+    "PAIRINGS",
     "SCHEMES",
     "ALiBi",
     "Block",
@@ -50,27 +82,123 @@ __all__ = [
     "TinyTransformer",
     "alibi_slopes",
     "make_scheme",
+    "rotary_permutation",
 ]
 
 #: Names accepted by :func:`make_scheme` and :class:`TinyTransformer`.
 SCHEMES = ("none", "learned", "sinusoidal", "rotary", "alibi")
 
+#: The rotary pairings. ``"interleaved"`` rotates features ``(2i, 2i+1)`` together (RoFormer,
+#: GPT-J, Meta's Llama checkpoints); ``"half_split"`` rotates ``(i, i + r/2)`` together, ``r`` the
+#: rotary dimension (Hugging Face Llama, GPT-NeoX, ``rotate_half``).
+PAIRINGS = ("interleaved", "half_split")
+
+#: Largest cache (bytes) of a sinusoidal table or of rotary cos + sin; rows beyond it are computed
+#: directly for each call instead of cached.
+MAX_CACHE_BYTES = DEFAULT_MAX_BYTES
+
+#: The largest position magnitude the modules accept, so that positions stay exact in float64.
+MAX_POSITION = 2**52
+
+#: Most heads :func:`alibi_slopes` and :class:`ALiBi` build slopes for.
+MAX_HEADS = 1 << 16
+
+#: Largest parameter memory (bytes) of a :class:`TinyTransformer`, checked before allocation.
+MAX_MODEL_BYTES = DEFAULT_MAX_BYTES
+
+_VALID = "_posenc_lib_computed"  # attribute set on the buffers this module computed itself
+
 
 # --------------------------------------------------------------------------------------------
-# argument checks
+# argument checks (the message style of posenc_lib._validation: name, what is accepted, got)
 # --------------------------------------------------------------------------------------------
 
 
-def _check_tensor(x: object, name: str, ndim: tuple[int, ...], last: int | None = None) -> Tensor:
+def _check_even(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be a positive even integer, got {type(value).__name__} {value!r}"
+        )
+    if value <= 0 or value % 2:
+        raise ValueError(f"{name} must be a positive even integer, got {value}")
+    return int(value)
+
+
+def _check_offset(offset: object) -> int:
+    offset = check_count(offset, "offset", 0)
+    if offset > MAX_POSITION:
+        raise ValueError(
+            f"offset must be an integer in 0 … 2**52 (positions exact in float64), got {offset}"
+        )
+    return offset
+
+
+def _check_tensor(
+    x: object, name: str, ndim: tuple[int, ...] | None = None, last: int | None = None
+) -> Tensor:
+    """A floating tensor with ``ndim`` axes (any >= 2 if None) and last axis ``last``."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if x.ndim not in ndim:
+    if not x.is_floating_point():
+        raise TypeError(
+            f"{name} must be a floating-point tensor (float16, bfloat16, float32 or float64), "
+            f"got dtype {x.dtype}"
+        )
+    if ndim is None and x.ndim < 2:
+        raise ValueError(f"{name} must have at least 2 axes, got shape {tuple(x.shape)}")
+    if ndim is not None and x.ndim not in ndim:
         raise ValueError(
             f"{name} must have {' or '.join(map(str, ndim))} axes, got shape {tuple(x.shape)}"
         )
     if last is not None and x.shape[-1] != last:
         raise ValueError(f"{name} must have last axis of size {last}, got shape {tuple(x.shape)}")
     return x
+
+
+def _check_positions(
+    positions: object, length: int, batch: int | None, *, integer: bool = False
+) -> Tensor:
+    """``positions`` of shape (length,) or (batch, length), real, finite, not requiring grad."""
+    kind = "integer" if integer else "real"
+    if not isinstance(positions, Tensor):
+        raise TypeError(
+            f"positions must be a torch.Tensor of {kind} positions, shape (length,) or "
+            f"(batch, length), got {type(positions).__name__}"
+        )
+    if positions.dtype == torch.bool or positions.is_complex():
+        raise TypeError(f"positions must hold {kind} numbers, got dtype {positions.dtype}")
+    if integer and positions.is_floating_point():
+        raise TypeError(f"positions must hold integers here, got dtype {positions.dtype}")
+    if positions.requires_grad:
+        raise ValueError(
+            "positions must not require grad (positions are indices, not trainable values); "
+            "pass positions.detach()"
+        )
+    expected = f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
+    ok_shape = positions.ndim == 1 or (positions.ndim == 2 and batch is not None)
+    if not ok_shape or positions.shape[-1] != length:
+        raise ValueError(
+            f"positions must have shape {expected} (one position per token), "
+            f"got shape {tuple(positions.shape)}"
+        )
+    if positions.ndim == 2 and positions.shape[0] not in (1, batch):
+        raise ValueError(
+            f"positions must have shape {expected} (one row per batch entry), "
+            f"got shape {tuple(positions.shape)}"
+        )
+    if not torch.compiler.is_compiling() and positions.numel():
+        values = positions.detach()
+        if positions.is_floating_point() and not bool(torch.isfinite(values).all()):
+            raise ValueError("positions must be finite: found NaN or infinity")
+        if float(values.abs().max()) > MAX_POSITION:
+            raise ValueError("positions must lie in -2**52 … 2**52 (exact in float64)")
+    return positions
+
+
+def _check_length(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, torch.SymInt):  # a traced shape under torch.export / torch.compile
+        return value  # type: ignore[return-value]
+    return check_count(value, name, minimum)
 
 
 def _resolve_dtype(dtype: torch.dtype | None) -> torch.dtype:
@@ -81,6 +209,47 @@ def _resolve_dtype(dtype: torch.dtype | None) -> torch.dtype:
             f"dtype must be a floating torch.dtype such as torch.float32, got {dtype!r}"
         )
     return dtype
+
+
+def _resolve_device(device: object) -> torch.device:
+    if device is None:
+        return torch.get_default_device()
+    try:
+        return torch.device(device)  # type: ignore[arg-type]
+    except (RuntimeError, TypeError) as exc:
+        raise TypeError(
+            f"device must be a torch.device or a device string, got {device!r}"
+        ) from exc
+
+
+def _check_cache(length: int, width: int, dtype: torch.dtype, name: str) -> None:
+    needed = length * width * dtype.itemsize
+    if needed > MAX_CACHE_BYTES:
+        raise ValueError(
+            f"{name} = {length} needs a cache of {needed / 2**20:.0f} MiB, over the limit "
+            f"MAX_CACHE_BYTES = {MAX_CACHE_BYTES / 2**20:.0f} MiB; use a smaller {name} "
+            "(longer inputs are still accepted: their rows are computed without caching)"
+        )
+
+
+def _mark(*tensors: Tensor) -> None:
+    for tensor in tensors:
+        setattr(tensor, _VALID, True)
+
+
+def _is_valid(tensor: Tensor, device: torch.device | None) -> bool:
+    """Whether ``tensor`` is a buffer this module computed (and not on meta when used for real)."""
+    if not getattr(tensor, _VALID, False):
+        return False
+    return not (tensor.is_meta and device is not None and device.type != "meta")
+
+
+def _next_power_of_two(needed: int) -> int:
+    return 1 << max(needed - 1, 1).bit_length()
+
+
+def _to_float64(positions: Tensor, device: torch.device) -> Tensor:
+    return positions.to(device=device, dtype=torch.float64)
 
 
 # --------------------------------------------------------------------------------------------
@@ -97,12 +266,20 @@ class PositionScheme(nn.Module):
 
     name = "none"
 
-    def embed(self, x: Tensor, offset: int = 0) -> Tensor:
+    def embed(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
         """Token embeddings ``x`` (batch, length, dim) with position information added."""
         return x
 
-    def rotate(self, q: Tensor, k: Tensor, offset: int = 0) -> tuple[Tensor, Tensor]:
-        """Queries and keys (batch, heads, length, head_dim) after the position transform."""
+    def rotate(
+        self,
+        q: Tensor,
+        k: Tensor,
+        offset: int = 0,
+        *,
+        positions: Tensor | None = None,
+        seq_axis: int | None = None,
+    ) -> tuple[Tensor, Tensor]:
+        """Queries and keys after the position transform (sequence along ``seq_axis``)."""
         return q, k
 
     def bias(
@@ -111,15 +288,19 @@ class PositionScheme(nn.Module):
         k_len: int,
         offset: int = 0,
         *,
+        positions: Tensor | None = None,
         causal: bool = True,
         device=None,
         dtype=None,
     ) -> Tensor | None:
-        """An additive attention bias of shape (heads, q_len, k_len), or ``None``."""
+        """An additive attention bias of shape ([batch,] heads, q_len, k_len), or ``None``."""
         return None
 
-    def forward(self, x: Tensor, offset: int = 0) -> Tensor:
-        return self.embed(x, offset)
+    def reset_parameters(self) -> None:
+        """Recompute fixed buffers / re-initialise trained ones (nothing for NoPE)."""
+
+    def forward(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+        return self.embed(x, offset, positions=positions)
 
 
 class NoPositionalEncoding(PositionScheme):
@@ -141,8 +322,9 @@ class LearnedPositionalEmbedding(PositionScheme):
     r"""A trained table of ``max_len`` position vectors, added to the token embeddings.
 
     Rows are initialised :math:`\mathcal N(0, 1/2)` so that their expected squared norm, ``dim/2``,
-    equals that of a sinusoidal vector. Positions ``>= max_len`` have no vector: asking for them
-    raises ``ValueError``. Rows that training never reached keep their random initial values.
+    equals that of a sinusoidal vector (:meth:`reset_parameters` draws them again). Positions
+    ``>= max_len`` have no vector: asking for them raises ``ValueError``. Rows that training never
+    reached keep their random initial values.
     """
 
     name = "learned"
@@ -151,14 +333,36 @@ class LearnedPositionalEmbedding(PositionScheme):
         super().__init__()
         self.max_len = check_count(max_len, "max_len", 1)
         self.dim = check_dim(dim)
+        dtype = _resolve_dtype(dtype)
+        if self.max_len * self.dim * dtype.itemsize > MAX_MODEL_BYTES:
+            raise ValueError(
+                f"max_len x dim = {self.max_len} x {self.dim} is over the limit MAX_MODEL_BYTES = "
+                f"{MAX_MODEL_BYTES / 2**20:.0f} MiB; use a smaller max_len"
+            )
         self.weight = nn.Parameter(
-            torch.empty(self.max_len, self.dim, dtype=_resolve_dtype(dtype), device=device)
+            torch.empty(self.max_len, self.dim, dtype=dtype, device=_resolve_device(device))
         )
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw the rows again from :math:`\\mathcal N(0, 1/2)`."""
         nn.init.normal_(self.weight, std=math.sqrt(0.5))
 
-    def embed(self, x: Tensor, offset: int = 0) -> Tensor:
+    def embed(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
         _check_tensor(x, "x", (3,), self.dim)
-        offset = check_count(offset, "offset", 0)
+        offset = _check_offset(offset)
+        if positions is not None:
+            if offset:
+                raise ValueError("give offset or positions, not both")
+            positions = _check_positions(positions, x.shape[1], x.shape[0], integer=True)
+            if not torch.compiler.is_compiling() and positions.numel():
+                low, high = int(positions.min()), int(positions.max())
+                if low < 0 or high >= self.max_len:
+                    raise ValueError(
+                        f"positions must lie in 0 … {self.max_len - 1} (the learned table has "
+                        f"max_len = {self.max_len} rows), got {low} … {high}"
+                    )
+            return x + self.weight[positions.to(self.weight.device)].to(x.dtype)
         end = offset + x.shape[1]
         if end > self.max_len:
             raise ValueError(
@@ -194,23 +398,37 @@ class SinusoidalPositionalEncoding(PositionScheme):
         Rows computed at construction; the table grows on demand when a longer input or a
         larger offset arrives (to the next power of two at least as large as needed).
     batch_first
-        ``True``: inputs are (batch, length, dim); ``False``: (length, batch, dim). A 2-D input
-        (length, dim) is accepted either way.
+        Which axis of a 3-D input is the sequence: ``True`` for (batch, length, dim) (Hugging
+        Face), ``False`` for (length, batch, dim) (``torch.nn.Transformer``'s default). Nothing in
+        a shape tells the two apart, so a 3-D input to :meth:`forward` raises ``ValueError`` unless
+        it was given. A 2-D input (length, dim) needs no choice, and :meth:`embed` is always
+        batch-first (the :class:`PositionScheme` interface).
     persistent
         Whether the table is saved in :meth:`state_dict` (default ``False``: it is recomputed, not
         stored). A persistent table of any length loads into a module of any cached length.
     dtype, device
-        Of the table (default: ``torch.get_default_dtype()``, CPU). :meth:`torch.nn.Module.to`
-        changes both; growth keeps them.
+        Of the table (default: ``torch.get_default_dtype()``, the default device).
+        :meth:`torch.nn.Module.to` changes both and recomputes the table in the new dtype (so a
+        float64 table is never a float32 one widened); growth keeps them.
 
     Notes
     -----
     Attributes: ``table`` (the cached buffer, shape ``(cached_length, dim)``), ``cached_length``,
     ``dim``, ``base``, ``layout``, ``spacing``, ``batch_first``.
-    Methods: :meth:`forward`, :meth:`encoding` (the rows for given positions), :meth:`extend`.
-    The forward adds the table cast to ``x.dtype`` when the two differ. Under ``torch.compile``
-    the growth step runs eagerly (it is excluded from the graph); a forward that does not grow is
-    a slice and an add.
+    Methods: :meth:`forward`, :meth:`encoding` (the rows for given positions), :meth:`extend`,
+    :meth:`reset_parameters`. The forward adds the table cast to ``x.dtype`` when the two
+    differ. ``positions`` (a tensor, one position per token, per row if 2-D) replaces the
+    progression ``offset, offset + 1, …``; their rows are computed from float64 angles, not
+    cached.
+
+    Examples
+    --------
+    >>> import torch
+    >>> module = SinusoidalPositionalEncoding(8, batch_first=True)
+    >>> module(torch.zeros(2, 5, 8)).shape
+    torch.Size([2, 5, 8])
+    >>> module(torch.zeros(2, 5, 8), positions=torch.tensor([0, 0, 1, 2, 3])).shape
+    torch.Size([2, 5, 8])
     """
 
     name = "sinusoidal"
@@ -223,7 +441,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
         layout: str = "interleaved",
         spacing: str = "2i/d",
         initial_length: int = 512,
-        batch_first: bool = True,
+        batch_first: bool | None = None,
         persistent: bool = False,
         dtype: torch.dtype | None = None,
         device=None,
@@ -234,73 +452,142 @@ class SinusoidalPositionalEncoding(PositionScheme):
         self.layout = check_choice(layout, "layout", LAYOUTS)
         self.spacing = check_choice(spacing, "spacing", SPACINGS)
         initial_length = check_count(initial_length, "initial_length", 1)
-        if not isinstance(batch_first, bool):
-            raise TypeError(f"batch_first must be a bool, got {batch_first!r}")
-        if not isinstance(persistent, bool):
-            raise TypeError(f"persistent must be a bool, got {persistent!r}")
+        if batch_first is not None:
+            check_bool(batch_first, "batch_first")
         self.batch_first = batch_first
-        self.persistent = persistent
-        table = self._compute(initial_length, _resolve_dtype(dtype), torch.device(device or "cpu"))
+        self.persistent = check_bool(persistent, "persistent")
+        dtype = _resolve_dtype(dtype)
+        _check_cache(initial_length, self.dim, dtype, "initial_length")
+        self._theta = frequencies(self.dim, base=self.base, spacing=self.spacing)
+        self._perm = torch.from_numpy(layout_permutation(self.dim, "concatenated", self.layout))
+        table = self._compute(initial_length, dtype, _resolve_device(device))
         self.register_buffer("table", table, persistent=persistent)
 
     # -- the table ------------------------------------------------------------------------------
 
     def _compute(self, length: int, dtype: torch.dtype, device: torch.device) -> Tensor:
-        rows = sinusoidal(
-            length, self.dim, base=self.base, layout=self.layout, spacing=self.spacing
-        )
-        return torch.from_numpy(rows).to(device=device, dtype=dtype)
+        if device.type == "meta":
+            table = torch.empty(length, self.dim, dtype=dtype, device=device)
+        else:
+            rows = sinusoidal(
+                length, self.dim, base=self.base, layout=self.layout, spacing=self.spacing
+            )
+            table = torch.from_numpy(rows).to(device=device, dtype=dtype)
+        _mark(table)
+        return table
+
+    def _rows_at(self, positions: Tensor, dtype: torch.dtype, device: torch.device) -> Tensor:
+        """Rows for arbitrary positions (any shape), from float64 angles; not cached."""
+        theta = torch.from_numpy(self._theta).to(device)
+        phase = _to_float64(positions, device)[..., None] * theta
+        halves = torch.cat((phase.sin(), phase.cos()), dim=-1)  # the concatenated layout
+        return halves[..., self._perm.to(device)].to(dtype)
 
     @property
     def cached_length(self) -> int:
         """Number of rows currently cached."""
         return int(self.table.shape[0])
 
+    def _ensure(self, device: torch.device | None = None) -> None:
+        """Recompute the table if it was replaced (meta init, to_empty, assign, from_pretrained)."""
+        if torch.compiler.is_compiling() or _is_valid(self.table, device):
+            return
+        target = device if (self.table.is_meta and device is not None) else self.table.device
+        self.table = self._compute(self.cached_length, self.table.dtype, target)
+
     @torch.compiler.disable
     def _grow(self, needed: int) -> None:
-        length = 1 << max(needed - 1, 1).bit_length()  # next power of two >= needed
-        self.table = self._compute(length, self.table.dtype, self.table.device)
+        self.table = self._compute(_next_power_of_two(needed), self.table.dtype, self.table.device)
+
+    def _rows(self, offset: int, length: int, device: torch.device) -> Tensor:
+        """Rows ``offset … offset + length - 1``: a slice of the cache, grown if needed."""
+        self._ensure(device)
+        end = offset + length
+        if end > self.table.shape[0]:
+            if torch.compiler.is_compiling():
+                torch._check(
+                    end <= self.table.shape[0],
+                    lambda: (
+                        "the sinusoidal cache must cover offset + length under "
+                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
+                    ),
+                )
+            if _next_power_of_two(end) * self.dim * self.table.dtype.itemsize > MAX_CACHE_BYTES:
+                positions = torch.arange(offset, end, device=self.table.device)
+                return self._rows_at(positions, self.table.dtype, self.table.device)
+            self._grow(end)
+        return self.table[offset:end]
 
     def extend(self, length: int) -> None:
         """Make sure at least ``length`` rows are cached (dtype and device unchanged)."""
         length = check_count(length, "length", 1)
+        _check_cache(_next_power_of_two(length), self.dim, self.table.dtype, "length")
+        self._ensure()
         if length > self.table.shape[0]:
             self._grow(length)
+
+    def reset_parameters(self) -> None:
+        """Recompute the table (same length, dtype and device); a meta table stays on meta."""
+        self.table = self._compute(self.cached_length, self.table.dtype, self.table.device)
+
+    def _apply(self, fn, recurse: bool = True):
+        result = super()._apply(fn, recurse)
+        self.reset_parameters()  # a moved or cast table is recomputed, never converted
+        return result
 
     def encoding(self, length: int, offset: int = 0) -> Tensor:
         """Rows ``offset … offset + length - 1`` of the table, shape (length, dim)."""
         length = check_count(length, "length", 0)
-        offset = check_count(offset, "offset", 0)
-        end = offset + int(length)
-        if end > self.table.shape[0]:
-            self._grow(end)
-        return self.table[offset:end]
+        offset = _check_offset(offset)
+        return self._rows(offset, length, self.table.device)
 
     # -- module protocol ------------------------------------------------------------------------
 
-    def forward(self, x: Tensor, offset: int = 0) -> Tensor:
-        """``x + P[offset : offset + L]``, broadcast over the batch axis.
+    def _add(self, x: Tensor, seq_axis: int, offset: int, positions: Tensor | None) -> Tensor:
+        offset = _check_offset(offset)
+        length = x.shape[seq_axis]
+        if positions is None:
+            pe = self._rows(offset, length, x.device)
+        else:
+            if offset:
+                raise ValueError("give offset or positions, not both")
+            batch = None if x.ndim == 2 else x.shape[1 - seq_axis]
+            positions = _check_positions(positions, length, batch)
+            self._ensure(x.device)
+            pe = self._rows_at(positions, self.table.dtype, x.device)  # (L, d) or (B, L, d)
+            if pe.ndim == 3 and seq_axis == 0:
+                pe = pe.transpose(0, 1)
+        if pe.dtype != x.dtype:
+            pe = pe.to(x.dtype)
+        if x.ndim == 3 and seq_axis == 0 and pe.ndim == 2:
+            pe = pe.unsqueeze(1)
+        return x + pe
+
+    def forward(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+        """``x + P[offset : offset + L]`` (or the rows of ``positions``), broadcast over the batch.
 
         ``x`` is (batch, L, dim) if ``batch_first`` else (L, batch, dim); (L, dim) also works.
         """
         _check_tensor(x, "x", (2, 3), self.dim)
+        if x.ndim == 3 and self.batch_first is None:
+            raise ValueError(
+                f"x has shape {tuple(x.shape)} and the module cannot tell which axis is the "
+                "sequence: build it with batch_first=True for (batch, length, dim) inputs or "
+                "batch_first=False for (length, batch, dim) inputs (torch.nn.Transformer's "
+                "default)"
+            )
         seq_axis = 1 if (x.ndim == 3 and self.batch_first) else 0
-        pe = self.encoding(x.shape[seq_axis], offset)
-        if pe.dtype != x.dtype:
-            pe = pe.to(x.dtype)
-        if x.ndim == 3 and not self.batch_first:
-            pe = pe.unsqueeze(1)
-        return x + pe
+        return self._add(x, seq_axis, offset, positions)
 
-    def embed(self, x: Tensor, offset: int = 0) -> Tensor:
-        """As :meth:`forward` for a batch-first ``x`` whatever ``batch_first`` says."""
+    def embed(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+        """As :meth:`forward` for a batch-first ``x`` (batch, L, dim), whatever ``batch_first``."""
         _check_tensor(x, "x", (3,), self.dim)
-        pe = self.encoding(x.shape[1], offset)
-        return x + (pe if pe.dtype == x.dtype else pe.to(x.dtype))
+        return self._add(x, 1, offset, positions)
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
         # A persistent table of any length loads: resize our buffer to the stored length first
-        # (keeping our dtype and device); the parent then copies the values in.
+        # (keeping our dtype and device); the parent then copies the values in. The loaded
+        # values are not trusted: the next use recomputes them from the formula.
         stored = state_dict.get(prefix + "table")
         if self.persistent and isinstance(stored, Tensor) and stored.ndim == 2:
             if stored.shape[1] == self.dim and stored.shape[0] != self.table.shape[0]:
@@ -321,13 +608,109 @@ class SinusoidalPositionalEncoding(PositionScheme):
 # --------------------------------------------------------------------------------------------
 
 
-class RotaryEmbedding(PositionScheme):
-    r"""Rotary position embedding :cite:`su2021roformer` on interleaved pairs.
+def _pair_slots(rotary_dim: int, pairing: str) -> tuple[np.ndarray, np.ndarray]:
+    """Feature indices (first, second) of each rotated pair i under ``pairing``."""
+    pair = np.arange(rotary_dim // 2)
+    if pairing == "interleaved":
+        return 2 * pair, 2 * pair + 1
+    return pair, rotary_dim // 2 + pair
 
-    Pair :math:`i` of a query or key at position :math:`m`, :math:`(x_{2i}, x_{2i+1})`, is rotated
-    by :math:`R(m\theta_i)` with :math:`\theta_i = b^{-2i/h}` (``h = head_dim``). Since rotations
-    compose, :math:`(R_m q)^\top (R_n k) = q^\top R_{n-m} k`: the score depends on :math:`m - n`
-    only. The cos/sin tables come from float64 angles and grow on demand, keeping dtype and device.
+
+def rotary_permutation(
+    head_dim: int,
+    source: str = "half_split",
+    target: str = "interleaved",
+    *,
+    rotary_dim: int | None = None,
+) -> Tensor:
+    r"""Index tensor ``perm`` with ``x_target = x_source[..., perm]``: one pairing into the other.
+
+    Under ``"interleaved"`` pair :math:`i` of the rotated features is :math:`(x_{2i}, x_{2i+1})`;
+    under ``"half_split"`` it is :math:`(x_i, x_{i+r/2})`, ``r = rotary_dim``. Both rotate pair
+    :math:`i` by :math:`R(m\theta_i)`, :math:`\theta_i = b^{-2i/r}`, so they are the same rotation
+    of a reordered vector:
+
+    .. math:: \mathrm{rot}_\mathrm{target}(x[\pi]) = \mathrm{rot}_\mathrm{source}(x)[\pi],
+
+    and scores are unchanged when q and k are both reordered:
+    :math:`\langle R_m q[\pi], R_n k[\pi]\rangle = \langle R_m q, R_n k\rangle` (same pairing on
+    both sides). For half-split → interleaved, :math:`\pi = (0, r/2, 1, r/2+1, \dots)`; features
+    ``r … head_dim - 1`` (partial rotary) are not moved. Applied to the rows of a query or key
+    projection it converts weights between conventions: it is the per-head row permutation that
+    Hugging Face's Llama conversion script applies to Meta's checkpoints (interleaved →
+    half-split).
+
+    Examples
+    --------
+    >>> rotary_permutation(8).tolist()
+    [0, 4, 1, 5, 2, 6, 3, 7]
+    >>> rotary_permutation(8, "interleaved", "half_split").tolist()
+    [0, 2, 4, 6, 1, 3, 5, 7]
+    """
+    head_dim = _check_even(head_dim, "head_dim")
+    check_choice(source, "source", PAIRINGS)
+    check_choice(target, "target", PAIRINGS)
+    rotary_dim = head_dim if rotary_dim is None else _check_even(rotary_dim, "rotary_dim")
+    if rotary_dim > head_dim:
+        raise ValueError(f"rotary_dim must be <= head_dim = {head_dim}, got {rotary_dim}")
+    perm = np.arange(head_dim)
+    src_a, src_b = _pair_slots(rotary_dim, source)
+    dst_a, dst_b = _pair_slots(rotary_dim, target)
+    perm[dst_a] = src_a
+    perm[dst_b] = src_b
+    return torch.from_numpy(perm).long()
+
+
+class RotaryEmbedding(PositionScheme):
+    r"""Rotary position embedding :cite:`su2021roformer`, in either pairing, partial or full.
+
+    The first ``rotary_dim`` features of a query or key at position :math:`m` form
+    ``rotary_dim / 2`` pairs; pair :math:`i` is rotated by :math:`R(m\theta_i)` with
+    :math:`\theta_i = b^{-2i/r}` (``r = rotary_dim``); the remaining ``head_dim - rotary_dim``
+    features pass through (partial rotary: GPT-J's ``rotary_dim``, GPT-NeoX's ``rotary_pct``).
+    Since rotations compose, :math:`(R_m q)^\top (R_n k) = q^\top R_{n-m} k`: the score depends on
+    :math:`m - n` only. The cos/sin tables come from float64 angles and grow on demand, keeping
+    dtype and device.
+
+    Parameters
+    ----------
+    head_dim
+        Size of the last axis of q and k, positive and even.
+    base
+        The base :math:`b > 1` (Hugging Face's ``rope_theta``).
+    pairing
+        ``"interleaved"`` (default; features ``(2i, 2i+1)``: RoFormer, GPT-J, Meta's Llama code)
+        or ``"half_split"`` (features ``(i, i + r/2)``: Hugging Face Llama, GPT-NeoX and most
+        ports, ``rotate_half``). The two are the same rotation of reordered features, see
+        :func:`rotary_permutation`; a checkpoint trained with one gives wrong scores under the
+        other unless its q/k projections are permuted.
+    rotary_dim
+        Number of rotated features (even, at most ``head_dim``; default ``head_dim``).
+    interpolation_factor
+        Linear position interpolation :cite:`chen2023interpolation`: position :math:`m` is
+        rotated as :math:`m/s` (Hugging Face ``rope_scaling={"rope_type": "linear",
+        "factor": s}``). Default 1 (none).
+    initial_length, dtype, device
+        Positions cached at construction, and the tables' dtype and device.
+
+    Notes
+    -----
+    :meth:`rotate_one` and :meth:`rotate` need the sequence axis of a 3-D or 4-D input
+    (``seq_axis=-2`` for (batch, heads, L, head_dim), ``seq_axis=1`` for (batch, L, heads,
+    head_dim)): the shapes alone cannot tell. ``positions`` (shape (L,) or (batch, L)) gives one
+    position per token and row instead of ``offset, offset + 1, …``; its cos/sin are computed
+    from float64 angles, not cached.
+
+    Examples
+    --------
+    >>> import torch
+    >>> rope = RotaryEmbedding(8, pairing="half_split", dtype=torch.float64)
+    >>> q = torch.randn(2, 3, 5, 8, dtype=torch.float64)  # (batch, heads, L, head_dim)
+    >>> rope.rotate_one(q, seq_axis=-2).shape
+    torch.Size([2, 3, 5, 8])
+    >>> ids = torch.tensor([[0, 0, 0, 1, 2], [0, 1, 2, 3, 4]])  # a left-padded batch
+    >>> rope.rotate_one(q, positions=ids, seq_axis=-2).shape
+    torch.Size([2, 3, 5, 8])
     """
 
     name = "rotary"
@@ -337,52 +720,205 @@ class RotaryEmbedding(PositionScheme):
         head_dim: int,
         base: float = 10000.0,
         *,
+        pairing: str = "interleaved",
+        rotary_dim: int | None = None,
+        interpolation_factor: float = 1.0,
         initial_length: int = 512,
         dtype: torch.dtype | None = None,
         device=None,
     ):
         super().__init__()
-        self.head_dim = check_dim(head_dim)
+        self.head_dim = _check_even(head_dim, "head_dim")
         self.base = check_base(base)
+        self.pairing = check_choice(pairing, "pairing", PAIRINGS)
+        if rotary_dim is None:
+            rotary_dim = self.head_dim
+        self.rotary_dim = _check_even(rotary_dim, "rotary_dim")
+        if self.rotary_dim > self.head_dim:
+            raise ValueError(
+                f"rotary_dim must be <= head_dim = {self.head_dim}, got {self.rotary_dim}"
+            )
+        factor = interpolation_factor
+        if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
+            raise TypeError(f"interpolation_factor must be a positive finite real, got {factor!r}")
+        if not math.isfinite(float(factor)) or factor <= 0:
+            raise ValueError(f"interpolation_factor must be a positive finite real, got {factor}")
+        self.interpolation_factor = float(factor)
         initial_length = check_count(initial_length, "initial_length", 1)
-        cos, sin = self._compute(
-            initial_length, _resolve_dtype(dtype), torch.device(device or "cpu")
-        )
+        dtype = _resolve_dtype(dtype)
+        _check_cache(initial_length, self.rotary_dim, dtype, "initial_length")
+        self._theta = frequencies(self.rotary_dim, base=self.base)
+        cos, sin = self._compute(initial_length, dtype, _resolve_device(device))
         self.register_buffer("cos", cos, persistent=False)
         self.register_buffer("sin", sin, persistent=False)
+
+    # -- the tables -----------------------------------------------------------------------------
 
     def _compute(
         self, length: int, dtype: torch.dtype, device: torch.device
     ) -> tuple[Tensor, Tensor]:
-        phase = angles(length, self.head_dim, base=self.base)  # float64, (length, head_dim/2)
-        cos = torch.from_numpy(np.cos(phase)).to(device=device, dtype=dtype)
-        sin = torch.from_numpy(np.sin(phase)).to(device=device, dtype=dtype)
+        half = self.rotary_dim // 2
+        if device.type == "meta":
+            cos = torch.empty(length, half, dtype=dtype, device=device)
+            sin = torch.empty(length, half, dtype=dtype, device=device)
+        else:
+            positions = (
+                length
+                if self.interpolation_factor == 1.0
+                else np.arange(length) / self.interpolation_factor
+            )
+            phase = angles(positions, self.rotary_dim, base=self.base)  # float64, (length, r/2)
+            cos = torch.from_numpy(np.cos(phase)).to(device=device, dtype=dtype)
+            sin = torch.from_numpy(np.sin(phase)).to(device=device, dtype=dtype)
+        _mark(cos, sin)
         return cos, sin
+
+    def _cos_sin_at(self, positions: Tensor, device: torch.device) -> tuple[Tensor, Tensor]:
+        """cos and sin for arbitrary positions (any shape), from float64 angles; not cached."""
+        theta = torch.from_numpy(self._theta).to(device)
+        scaled = _to_float64(positions, device) / self.interpolation_factor
+        phase = scaled[..., None] * theta
+        return phase.cos().to(self.cos.dtype), phase.sin().to(self.cos.dtype)
 
     @property
     def cached_length(self) -> int:
         """Number of positions currently cached."""
         return int(self.cos.shape[0])
 
+    def _ensure(self, device: torch.device | None = None) -> None:
+        if torch.compiler.is_compiling():
+            return
+        if _is_valid(self.cos, device) and _is_valid(self.sin, device):
+            return
+        target = device if (self.cos.is_meta and device is not None) else self.cos.device
+        self.cos, self.sin = self._compute(self.cached_length, self.cos.dtype, target)
+
     @torch.compiler.disable
     def _grow(self, needed: int) -> None:
-        length = 1 << max(needed - 1, 1).bit_length()
-        self.cos, self.sin = self._compute(length, self.cos.dtype, self.cos.device)
+        self.cos, self.sin = self._compute(
+            _next_power_of_two(needed), self.cos.dtype, self.cos.device
+        )
 
-    def rotate_one(self, x: Tensor, offset: int = 0) -> Tensor:
-        """Rotate ``x`` (..., length, head_dim): pair i at position m = offset + t by m θ_i."""
-        _check_tensor(x, "x", (2, 3, 4), self.head_dim)
-        offset = check_count(offset, "offset", 0)
-        end = offset + x.shape[-2]
+    def extend(self, length: int) -> None:
+        """Make sure at least ``length`` positions are cached (dtype and device unchanged)."""
+        length = check_count(length, "length", 1)
+        _check_cache(_next_power_of_two(length), self.rotary_dim, self.cos.dtype, "length")
+        self._ensure()
+        if length > self.cos.shape[0]:
+            self._grow(length)
+
+    def reset_parameters(self) -> None:
+        """Recompute cos and sin (same length, dtype and device); meta tables stay on meta."""
+        self.cos, self.sin = self._compute(self.cached_length, self.cos.dtype, self.cos.device)
+
+    def _apply(self, fn, recurse: bool = True):
+        result = super()._apply(fn, recurse)
+        self.reset_parameters()
+        return result
+
+    def _cos_sin(self, offset: int, length: int, device: torch.device) -> tuple[Tensor, Tensor]:
+        self._ensure(device)
+        end = offset + length
         if end > self.cos.shape[0]:
+            if torch.compiler.is_compiling():
+                torch._check(
+                    end <= self.cos.shape[0],
+                    lambda: (
+                        "the rotary cache must cover offset + length under "
+                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
+                    ),
+                )
+            if _next_power_of_two(end) * self.rotary_dim * self.cos.dtype.itemsize > (
+                MAX_CACHE_BYTES
+            ):
+                return self._cos_sin_at(torch.arange(offset, end, device=self.cos.device), device)
             self._grow(end)
-        cos = self.cos[offset:end].to(x.dtype)
-        sin = self.sin[offset:end].to(x.dtype)
-        x0, x1 = x[..., 0::2], x[..., 1::2]
-        return torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1).flatten(-2)
+        return self.cos[offset:end], self.sin[offset:end]
 
-    def rotate(self, q: Tensor, k: Tensor, offset: int = 0) -> tuple[Tensor, Tensor]:
-        return self.rotate_one(q, offset), self.rotate_one(k, offset)
+    # -- rotation -------------------------------------------------------------------------------
+
+    def _rotate(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+        r = self.rotary_dim
+        rot = x[..., :r] if r < self.head_dim else x
+        if self.pairing == "interleaved":
+            x0, x1 = rot[..., 0::2], rot[..., 1::2]
+            out = torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1).flatten(-2)
+        else:
+            x0, x1 = rot[..., : r // 2], rot[..., r // 2 :]
+            out = torch.cat((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
+        return out if r == self.head_dim else torch.cat((out, x[..., r:]), dim=-1)
+
+    def rotate_one(
+        self,
+        x: Tensor,
+        offset: int = 0,
+        *,
+        positions: Tensor | None = None,
+        seq_axis: int | None = None,
+    ) -> Tensor:
+        """Rotate ``x``: last axis ``head_dim``, the sequence along axis ``seq_axis``.
+
+        A 2-D ``x`` is (length, head_dim). For 3 or more axes ``seq_axis`` is required (e.g.
+        ``-2`` for (batch, heads, L, head_dim), ``1`` for (batch, L, heads, head_dim)). Token
+        ``t`` is at position ``offset + t``, or ``positions[t]`` / ``positions[b, t]`` (batch
+        along axis 0 of ``x``) when ``positions`` is given.
+        """
+        _check_tensor(x, "x", None, self.head_dim)
+        if seq_axis is None:
+            if x.ndim != 2:
+                raise ValueError(
+                    f"x has shape {tuple(x.shape)}: pass seq_axis, the axis of the sequence "
+                    "(-2 for (batch, heads, length, head_dim), 1 for (batch, length, heads, "
+                    "head_dim)); the shape alone cannot tell"
+                )
+            seq_axis = 0
+        if isinstance(seq_axis, bool) or not isinstance(seq_axis, numbers.Integral):
+            raise TypeError(f"seq_axis must be an integer axis of x, got {seq_axis!r}")
+        if not -x.ndim <= seq_axis < x.ndim or seq_axis % x.ndim == x.ndim - 1:
+            raise ValueError(
+                f"seq_axis must be an axis of x other than the last (-{x.ndim} … {x.ndim - 2}), "
+                f"got {seq_axis} for x of shape {tuple(x.shape)}"
+            )
+        seq_axis = int(seq_axis) % x.ndim
+        offset = _check_offset(offset)
+        length = x.shape[seq_axis]
+        moved = x.movedim(seq_axis, -2)  # (..., L, head_dim)
+        if positions is None:
+            cos, sin = self._cos_sin(offset, length, x.device)
+        else:
+            if offset:
+                raise ValueError("give offset or positions, not both")
+            batch = None if seq_axis == 0 else x.shape[0]
+            positions = _check_positions(positions, length, batch)
+            self._ensure(x.device)
+            cos, sin = self._cos_sin_at(positions, x.device)  # (L, r/2) or (B, L, r/2)
+            if cos.ndim == 3:  # batch on axis 0 of moved; singleton axes between it and L
+                shape = (cos.shape[0],) + (1,) * (moved.ndim - 3) + cos.shape[1:]
+                cos, sin = cos.reshape(shape), sin.reshape(shape)
+        cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+        return self._rotate(moved, cos, sin).movedim(-2, seq_axis)
+
+    def rotate(
+        self,
+        q: Tensor,
+        k: Tensor,
+        offset: int = 0,
+        *,
+        positions: Tensor | None = None,
+        seq_axis: int | None = None,
+    ) -> tuple[Tensor, Tensor]:
+        """:meth:`rotate_one` applied to queries and keys at the same positions."""
+        return (
+            self.rotate_one(q, offset, positions=positions, seq_axis=seq_axis),
+            self.rotate_one(k, offset, positions=positions, seq_axis=seq_axis),
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"head_dim={self.head_dim}, base={self.base:g}, pairing={self.pairing!r}, "
+            f"rotary_dim={self.rotary_dim}, interpolation_factor={self.interpolation_factor:g}, "
+            f"cached_length={self.cached_length}"
+        )
 
 
 def alibi_slopes(n_heads: int) -> list[float]:
@@ -393,8 +929,16 @@ def alibi_slopes(n_heads: int) -> list[float]:
     For other :math:`n` the paper's rule: take the :math:`2^{\lfloor\log_2 n\rfloor}` slopes of the
     largest power of two below :math:`n`, then the first :math:`n - 2^{\lfloor\log_2 n\rfloor}` of
     every other slope (the 1st, 3rd, …) of the :math:`2^{\lfloor\log_2 n\rfloor + 1}` sequence.
+    ``n_heads`` is at most :data:`MAX_HEADS`.
+
+    Examples
+    --------
+    >>> alibi_slopes(4)
+    [0.25, 0.0625, 0.015625, 0.00390625]
     """
     n = check_count(n_heads, "n_heads", 1)
+    if n > MAX_HEADS:
+        raise ValueError(f"n_heads must be an integer in 1 … {MAX_HEADS}, got {n}")
 
     def power_of_two(count: int) -> list[float]:
         return [2.0 ** (-8.0 * h / count) for h in range(1, count + 1)]
@@ -411,19 +955,35 @@ class ALiBi(PositionScheme):
     Head :math:`h` adds :math:`-s_h\,(m - n)` to the score of query :math:`m` on key :math:`n`
     (:math:`n \le m` under the causal mask), with the slopes of :func:`alibi_slopes`. For
     bidirectional attention it adds :math:`-s_h\,|m - n|`, a common symmetric extension (the paper
-    only treats causal models).
+    only treats causal models). The slopes are a float64 buffer, recomputed (never converted)
+    when the module is moved or cast.
     """
 
     name = "alibi"
 
-    def __init__(self, n_heads: int):
+    def __init__(self, n_heads: int, *, device=None):
         super().__init__()
         self.n_heads = check_count(n_heads, "n_heads", 1)
-        self.register_buffer(
-            "slopes",
-            torch.tensor(alibi_slopes(self.n_heads), dtype=torch.float64),
-            persistent=False,
-        )
+        if self.n_heads > MAX_HEADS:
+            raise ValueError(f"n_heads must be an integer in 1 … {MAX_HEADS}, got {n_heads}")
+        self.register_buffer("slopes", self._compute(_resolve_device(device)), persistent=False)
+
+    def _compute(self, device: torch.device) -> Tensor:
+        if device.type == "meta":
+            slopes = torch.empty(self.n_heads, dtype=torch.float64, device=device)
+        else:
+            slopes = torch.tensor(alibi_slopes(self.n_heads), dtype=torch.float64, device=device)
+        _mark(slopes)
+        return slopes
+
+    def reset_parameters(self) -> None:
+        """Recompute the slopes (float64, on the slopes' device)."""
+        self.slopes = self._compute(self.slopes.device)
+
+    def _apply(self, fn, recurse: bool = True):
+        result = super()._apply(fn, recurse)
+        self.reset_parameters()
+        return result
 
     def bias(
         self,
@@ -431,22 +991,52 @@ class ALiBi(PositionScheme):
         k_len: int,
         offset: int = 0,
         *,
+        positions: Tensor | None = None,
         causal: bool = True,
         device=None,
         dtype=None,
     ) -> Tensor:
-        """Bias (heads, q_len, k_len); queries sit at ``offset + t``, keys at ``0 … k_len-1``."""
-        q_len = check_count(q_len, "q_len", 1)
-        k_len = check_count(k_len, "k_len", 1)
-        offset = check_count(offset, "offset", 0)
-        device = self.slopes.device if device is None else device
-        q_pos = torch.arange(offset, offset + q_len, device=device, dtype=torch.float64)
-        k_pos = torch.arange(k_len, device=device, dtype=torch.float64)
-        distance = q_pos[:, None] - k_pos[None, :]
+        """Bias (heads, q_len, k_len); queries sit at ``offset + t``, keys at ``0 … k_len-1``.
+
+        With ``positions`` (shape (k_len,) or (batch, k_len)) the keys sit at ``positions`` and
+        the queries at its last ``q_len`` entries; the bias is then (batch, heads, q_len, k_len)
+        for 2-D positions.
+        """
+        q_len = _check_length(q_len, "q_len", 1)
+        k_len = _check_length(k_len, "k_len", 1)
+        offset = _check_offset(offset)
+        causal = check_bool(causal, "causal")
+        dtype = _resolve_dtype(dtype)
+        device = self.slopes.device if device is None else _resolve_device(device)
+        if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
+            self.slopes = self._compute(device if self.slopes.is_meta else self.slopes.device)
+        slopes = self.slopes.to(device)
+        if positions is None:
+            q_pos = torch.arange(offset, offset + q_len, device=device, dtype=torch.float64)
+            k_pos = torch.arange(k_len, device=device, dtype=torch.float64)
+            distance = q_pos[:, None] - k_pos[None, :]
+        else:
+            if offset:
+                raise ValueError("give offset or positions, not both")
+            batch = (
+                positions.shape[0]
+                if isinstance(positions, Tensor) and positions.ndim == 2
+                else None
+            )
+            positions = _check_positions(positions, k_len, batch)
+            if q_len > k_len:
+                raise ValueError(
+                    f"q_len must be <= k_len when positions are given, got {q_len} > {k_len}"
+                )
+            k_pos = _to_float64(positions, device)
+            q_pos = k_pos[..., k_len - q_len :]
+            distance = q_pos[..., :, None] - k_pos[..., None, :]
+            if distance.ndim == 3:
+                distance = distance[:, None]  # (batch, 1, q_len, k_len)
         if not causal:
             distance = distance.abs()
-        out = -self.slopes.to(device)[:, None, None] * distance
-        return out.to(dtype or torch.get_default_dtype())
+        out = -slopes[:, None, None] * distance
+        return out.to(dtype)
 
 
 def make_scheme(
@@ -459,14 +1049,17 @@ def make_scheme(
 ) -> PositionScheme:
     """Build the position scheme ``name`` (one of :data:`SCHEMES`) for a model of width ``dim``.
 
-    ``max_len`` is required by ``"learned"``; ``base`` is used by ``"sinusoidal"`` (on ``dim``)
-    and ``"rotary"`` (on the head dimension ``dim // n_heads``); ``n_heads`` by ``"alibi"``.
+    ``max_len`` is required by ``"learned"`` and is the initial cache of ``"sinusoidal"`` and
+    ``"rotary"``; ``base`` is used by ``"sinusoidal"`` (on ``dim``) and ``"rotary"`` (on the head
+    dimension ``dim // n_heads``); ``n_heads`` by ``"alibi"``.
     """
     check_choice(name, "scheme", SCHEMES)
     dim = check_dim(dim)
     n_heads = check_count(n_heads, "n_heads", 1)
     if dim % n_heads:
         raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+    if max_len is not None:
+        max_len = check_count(max_len, "max_len", 1)
     if name == "none":
         return NoPositionalEncoding()
     if name == "learned":
@@ -474,7 +1067,9 @@ def make_scheme(
             raise ValueError("scheme 'learned' needs max_len (the number of trained positions)")
         return LearnedPositionalEmbedding(max_len, dim)
     if name == "sinusoidal":
-        return SinusoidalPositionalEncoding(dim, base, initial_length=max_len or 512)
+        return SinusoidalPositionalEncoding(
+            dim, base, initial_length=max_len or 512, batch_first=True
+        )
     if name == "rotary":
         head_dim = dim // n_heads
         if head_dim % 2:
@@ -515,19 +1110,35 @@ class SelfAttention(nn.Module):
                 f"n_heads = {self.n_heads}; build it with ALiBi({self.n_heads})"
             )
         self.scheme = scheme
-        self.causal = bool(causal)
+        self.causal = check_bool(causal, "causal")
         self.qkv = nn.Linear(self.dim, 3 * self.dim)
         self.out = nn.Linear(self.dim, self.dim)
 
-    def forward(self, x: Tensor, offset: int = 0, *, return_weights: bool = False):
+    def forward(
+        self,
+        x: Tensor,
+        offset: int = 0,
+        *,
+        positions: Tensor | None = None,
+        return_weights: bool = False,
+    ):
         """``x`` (batch, length, dim) → (batch, length, dim) [, weights (batch, heads, L, L)]."""
+        _check_tensor(x, "x", (3,), self.dim)
+        offset = _check_offset(offset)
+        return_weights = check_bool(return_weights, "return_weights")
         batch, length, _ = x.shape
         qkv = self.qkv(x).view(batch, length, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]
-        q, k = self.scheme.rotate(q, k, offset)
+        q, k = self.scheme.rotate(q, k, offset, positions=positions, seq_axis=2)
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)
         bias = self.scheme.bias(
-            length, length, offset, causal=self.causal, device=x.device, dtype=x.dtype
+            length,
+            length,
+            offset,
+            positions=positions,
+            causal=self.causal,
+            device=x.device,
+            dtype=x.dtype,
         )
         if bias is not None:
             scores = scores + bias
@@ -547,6 +1158,7 @@ class Block(nn.Module):
         self, dim: int, n_heads: int, scheme: PositionScheme, *, causal: bool, mlp_ratio: int
     ):
         super().__init__()
+        mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
         self.norm1 = nn.LayerNorm(dim)
         self.attn = SelfAttention(dim, n_heads, scheme, causal=causal)
         self.norm2 = nn.LayerNorm(dim)
@@ -554,9 +1166,16 @@ class Block(nn.Module):
             nn.Linear(dim, mlp_ratio * dim), nn.GELU(), nn.Linear(mlp_ratio * dim, dim)
         )
 
-    def forward(self, x: Tensor, offset: int = 0) -> Tensor:
-        x = x + self.attn(self.norm1(x), offset)
+    def forward(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+        x = x + self.attn(self.norm1(x), offset, positions=positions)
         return x + self.mlp(self.norm2(x))
+
+
+def _parameter_count(vocab_size: int, dim: int, n_layers: int, mlp_ratio: int) -> int:
+    hidden = mlp_ratio * dim
+    per_layer = 4 * dim + (3 * dim * dim + 3 * dim) + (dim * dim + dim)  # norms, qkv, out
+    per_layer += (dim * hidden + hidden) + (hidden * dim + dim)  # the MLP
+    return vocab_size * dim + n_layers * per_layer + 2 * dim + dim * vocab_size + vocab_size
 
 
 class TinyTransformer(nn.Module):
@@ -570,7 +1189,8 @@ class TinyTransformer(nn.Module):
     Parameters
     ----------
     vocab_size, dim, n_heads, n_layers
-        Sizes; ``dim`` even and divisible by ``n_heads``.
+        Sizes; ``dim`` even and divisible by ``n_heads``. The parameters must fit in
+        :data:`MAX_MODEL_BYTES` (checked before anything is allocated).
     scheme
         A name in :data:`SCHEMES` or a :class:`PositionScheme` instance.
     causal
@@ -581,6 +1201,13 @@ class TinyTransformer(nn.Module):
         Base of ``"sinusoidal"`` and ``"rotary"``.
     mlp_ratio
         Hidden width of the MLP as a multiple of ``dim``.
+
+    Notes
+    -----
+    :meth:`reset_parameters` re-initialises every layer and recomputes the position buffers: with
+    ``to_empty`` it completes initialisation on the meta device (``with torch.device("meta"):
+    model = TinyTransformer(...)``, then ``model.to_empty(device="cpu")`` and
+    ``model.reset_parameters()``, then load a state dict).
     """
 
     def __init__(
@@ -602,8 +1229,18 @@ class TinyTransformer(nn.Module):
         self.n_heads = check_count(n_heads, "n_heads", 1)
         self.n_layers = check_count(n_layers, "n_layers", 1)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        if not isinstance(causal, bool):
-            raise TypeError(f"causal must be a bool, got {causal!r}")
+        causal = check_bool(causal, "causal")
+        if self.dim % self.n_heads:
+            raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+        count = _parameter_count(self.vocab_size, self.dim, self.n_layers, mlp_ratio)
+        needed = count * torch.get_default_dtype().itemsize
+        if needed > MAX_MODEL_BYTES:
+            raise ValueError(
+                f"vocab_size = {self.vocab_size}, dim = {self.dim}, n_layers = {self.n_layers}, "
+                f"mlp_ratio = {mlp_ratio} give {count} parameters ({needed / 2**30:.1f} GiB), "
+                f"over the limit MAX_MODEL_BYTES = {MAX_MODEL_BYTES / 2**30:.0f} GiB of this "
+                "small model; use smaller sizes"
+            )
         if isinstance(scheme, str):
             scheme = make_scheme(
                 scheme, dim=self.dim, n_heads=self.n_heads, max_len=max_len, base=base
@@ -613,8 +1250,6 @@ class TinyTransformer(nn.Module):
                 f"scheme must be one of {', '.join(map(repr, SCHEMES))} or a PositionScheme, "
                 f"got {scheme!r}"
             )
-        if self.dim % self.n_heads:
-            raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
         if getattr(scheme, "dim", self.dim) != self.dim:  # learned and sinusoidal tables
             raise ValueError(
                 f"the {scheme.name} scheme has dim = {scheme.dim}, "
@@ -630,17 +1265,40 @@ class TinyTransformer(nn.Module):
         self.norm = nn.LayerNorm(self.dim)
         self.head = nn.Linear(self.dim, self.vocab_size)
 
-    def forward(self, tokens: Tensor, offset: int = 0) -> Tensor:
-        """Logits (batch, length, vocab_size) for tokens at positions ``offset … offset+L-1``."""
-        _check_tensor(tokens, "tokens", (2,))
+    def reset_parameters(self) -> None:
+        """Re-initialise every layer (PyTorch's defaults) and recompute the position buffers."""
+        for module in self.modules():
+            if module is not self and hasattr(module, "reset_parameters"):
+                module.reset_parameters()
+
+    def forward(
+        self, tokens: Tensor, offset: int = 0, *, positions: Tensor | None = None
+    ) -> Tensor:
+        """Logits (batch, length, vocab_size) for tokens at positions ``offset … offset+L-1``.
+
+        ``positions`` (shape (L,) or (batch, L)) gives each token's position instead.
+        """
+        if not isinstance(tokens, Tensor):
+            raise TypeError(f"tokens must be a torch.Tensor, got {type(tokens).__name__}")
+        if tokens.ndim != 2:
+            raise ValueError(
+                f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
+            )
         if tokens.dtype not in (torch.int64, torch.int32):
             raise TypeError(
                 f"tokens must be an integer tensor (int64 or int32), got {tokens.dtype}"
             )
-        offset = check_count(offset, "offset", 0)
-        x = self.scheme.embed(self.token_embedding(tokens), offset)
+        if not torch.compiler.is_compiling() and tokens.numel():
+            low, high = int(tokens.min()), int(tokens.max())
+            if low < 0 or high >= self.vocab_size:
+                raise ValueError(
+                    f"tokens must lie in 0 … {self.vocab_size - 1} (vocab_size = "
+                    f"{self.vocab_size}), got values {low} … {high}"
+                )
+        offset = _check_offset(offset)
+        x = self.scheme.embed(self.token_embedding(tokens), offset, positions=positions)
         for block in self.blocks:
-            x = block(x, offset)
+            x = block(x, offset, positions=positions)
         return self.head(self.norm(x))
 
     def extra_repr(self) -> str:

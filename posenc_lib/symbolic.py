@@ -643,7 +643,7 @@ def layout_as_complex(layout: str = "interleaved") -> tuple[sp.Expr, sp.Expr]:
 
     The pair's first coordinate is the real part and its second the imaginary part:
 
-    * ``"interleaved_cos_first"``:
+    * ``"interleaved_cos_first"`` and ``"concatenated_cos_first"``:
       :math:`\cos m\theta + \mathrm{i}\sin m\theta = e^{\mathrm{i}m\theta}`;
     * ``"interleaved"`` and ``"concatenated"`` (whose pair :math:`i` is
       :math:`(\sin m\theta_i, \cos m\theta_i)` at other indices):
@@ -655,7 +655,7 @@ def layout_as_complex(layout: str = "interleaved") -> tuple[sp.Expr, sp.Expr]:
     check_choice(layout, "layout", LAYOUTS)
     m = sp.Symbol("m", integer=True, nonnegative=True)
     theta = sp.Symbol("theta", real=True)
-    if layout == "interleaved_cos_first":
+    if layout in ("interleaved_cos_first", "concatenated_cos_first"):
         return sp.cos(m * theta) + sp.I * sp.sin(m * theta), sp.exp(sp.I * m * theta)
     return sp.sin(m * theta) + sp.I * sp.cos(m * theta), sp.exp(sp.I * (sp.pi / 2 - m * theta))
 

@@ -21,6 +21,7 @@ from posenc_lib.nn import (  # noqa: E402
     TinyTransformer,
     alibi_slopes,
     make_scheme,
+    rotary_permutation,
 )
 
 
@@ -136,7 +137,7 @@ def test_sinusoidal_table_is_the_float64_table_rounded_once(dtype):
 
 
 def test_forward_adds_the_rows_of_the_table():
-    module = SinusoidalPositionalEncoding(8, initial_length=16)
+    module = SinusoidalPositionalEncoding(8, initial_length=16, batch_first=True)
     x = torch.randn(2, 10, 8)
     torch.testing.assert_close(module(x) - x, module.table[:10].expand(2, 10, 8))
 
@@ -164,7 +165,7 @@ def test_non_persistent_module_loads_a_state_dict_without_the_table():
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
 def test_growth_keeps_dtype(dtype):
-    module = SinusoidalPositionalEncoding(8, initial_length=4, dtype=dtype)
+    module = SinusoidalPositionalEncoding(8, initial_length=4, dtype=dtype, batch_first=True)
     out = module(torch.zeros(1, 50, 8, dtype=dtype))
     assert module.cached_length >= 50
     assert module.table.dtype == dtype and out.dtype == dtype
@@ -186,13 +187,13 @@ def test_growth_keeps_device_meta():
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_growth_keeps_device_cuda():  # pragma: no cover - runs only where a GPU exists
-    module = SinusoidalPositionalEncoding(8, initial_length=4).cuda()
+    module = SinusoidalPositionalEncoding(8, initial_length=4, batch_first=True).cuda()
     out = module(torch.zeros(2, 40, 8, device="cuda"))
     assert module.table.is_cuda and out.is_cuda
 
 
 def test_growth_rounds_up_to_a_power_of_two():
-    module = SinusoidalPositionalEncoding(8, initial_length=4)
+    module = SinusoidalPositionalEncoding(8, initial_length=4, batch_first=True)
     module(torch.zeros(1, 5, 8))
     assert module.cached_length == 8
     module.encoding(1, offset=100)
@@ -201,14 +202,14 @@ def test_growth_rounds_up_to_a_power_of_two():
 
 def test_batch_first_and_sequence_first_agree():
     x = torch.randn(3, 9, 8)
-    batch_first = SinusoidalPositionalEncoding(8)
+    batch_first = SinusoidalPositionalEncoding(8, batch_first=True)
     seq_first = SinusoidalPositionalEncoding(8, batch_first=False)
     torch.testing.assert_close(seq_first(x.transpose(0, 1)).transpose(0, 1), batch_first(x))
     torch.testing.assert_close(seq_first(x[0]), batch_first(x[0]))  # unbatched (L, d)
 
 
 def test_offset_for_incremental_decoding():
-    module = SinusoidalPositionalEncoding(8, initial_length=4)
+    module = SinusoidalPositionalEncoding(8, initial_length=4, batch_first=True)
     x = torch.randn(2, 11, 8)
     full = module(x)
     steps = [module(x[:, t : t + 1], offset=t) for t in range(11)]
@@ -226,14 +227,14 @@ def test_offset_for_incremental_decoding_sequence_first():
 
 
 def test_growth_after_moving_to_another_device_keeps_that_device():
-    module = SinusoidalPositionalEncoding(8, initial_length=4).to("meta")
+    module = SinusoidalPositionalEncoding(8, initial_length=4, batch_first=True).to("meta")
     out = module(torch.empty(1, 40, 8, device="meta"))
     assert module.table.device.type == "meta" and out.device.type == "meta"
     assert module.cached_length == 64
 
 
 def test_input_dtype_differs_from_table_dtype():
-    module = SinusoidalPositionalEncoding(8, dtype=torch.float64)
+    module = SinusoidalPositionalEncoding(8, dtype=torch.float64, batch_first=True)
     x = torch.zeros(1, 4, 8, dtype=torch.float32)
     out = module(x)
     assert out.dtype == torch.float32
@@ -242,7 +243,7 @@ def test_input_dtype_differs_from_table_dtype():
 
 def test_works_under_torch_compile():
     torch._dynamo.reset()
-    module = SinusoidalPositionalEncoding(16, initial_length=8)
+    module = SinusoidalPositionalEncoding(16, initial_length=8, batch_first=True)
     compiled = torch.compile(module, backend="eager")
     x = torch.randn(2, 5, 16)
     assert torch.equal(compiled(x), x + module.table[:5])
@@ -267,7 +268,7 @@ def test_sinusoidal_bad_arguments():
         SinusoidalPositionalEncoding(8, dtype=torch.int32)
     with pytest.raises(ValueError, match="initial_length"):
         SinusoidalPositionalEncoding(8, initial_length=0)
-    module = SinusoidalPositionalEncoding(8)
+    module = SinusoidalPositionalEncoding(8, batch_first=True)
     with pytest.raises(ValueError, match="last axis of size 8"):
         module(torch.zeros(2, 3, 6))
     with pytest.raises(ValueError, match="axes"):
@@ -322,7 +323,7 @@ def test_rotary_score_depends_only_on_the_offset():
 def test_rotary_preserves_norms_and_grows_keeping_dtype_and_device():
     rotary = RotaryEmbedding(4, initial_length=2, dtype=torch.float64)
     x = torch.randn(2, 3, 40, 4, dtype=torch.float64)
-    out = rotary.rotate_one(x)
+    out = rotary.rotate_one(x, seq_axis=-2)
     torch.testing.assert_close(out.norm(dim=-1), x.norm(dim=-1))
     assert rotary.cached_length == 64 and rotary.cos.dtype == torch.float64
     meta = RotaryEmbedding(4, initial_length=2, device="meta")
@@ -331,7 +332,7 @@ def test_rotary_preserves_norms_and_grows_keeping_dtype_and_device():
 
 
 def test_rotary_bad_arguments():
-    with pytest.raises(ValueError, match="dim"):
+    with pytest.raises(ValueError, match="head_dim"):
         RotaryEmbedding(5)
     with pytest.raises(ValueError, match="last axis"):
         RotaryEmbedding(4).rotate_one(torch.zeros(3, 6))
@@ -484,3 +485,565 @@ def test_sinusoidal_encoding_length_must_be_an_integer():
     with pytest.raises(TypeError, match="length"):
         module.encoding(True)
     assert module.encoding(0).shape == (0, 8)
+
+
+# ---------------------------------------------------------------------------------------------
+# the sequence axis is explicit
+# ---------------------------------------------------------------------------------------------
+
+
+def test_three_axis_input_needs_batch_first():
+    module = SinusoidalPositionalEncoding(8)  # batch_first not given
+    with pytest.raises(ValueError, match="batch_first=True for \\(batch, length, dim\\)"):
+        module(torch.zeros(2, 5, 8))
+    table = module.table[:5]
+    assert torch.equal(module(torch.zeros(5, 8)), table)  # (L, dim) is unambiguous
+    assert torch.equal(module.embed(torch.zeros(2, 5, 8)), table.expand(2, 5, 8))  # batch-first
+
+
+def test_sequence_first_input_of_torch_transformer_gets_positions_along_the_sequence():
+    # torch.nn.Transformer's default layout is (S, N, E); with batch_first=False every batch
+    # entry gets the same row at the same sequence index.
+    module = SinusoidalPositionalEncoding(8, batch_first=False)
+    s, n = 7, 3
+    out = module(torch.zeros(s, n, 8))
+    for t in range(s):
+        for b in range(n):
+            assert torch.equal(out[t, b], module.table[t])
+
+
+def test_rotary_needs_the_sequence_axis_and_reads_it():
+    rotary = RotaryEmbedding(8, dtype=torch.float64)
+    bhld = torch.randn(2, 3, 5, 8, dtype=torch.float64)
+    with pytest.raises(ValueError, match="pass seq_axis"):
+        rotary.rotate_one(bhld)
+    blhd = bhld.transpose(1, 2)  # (batch, L, heads, head_dim)
+    expected = rotary.rotate_one(bhld, seq_axis=-2)
+    assert torch.equal(rotary.rotate_one(blhd, seq_axis=1), expected.transpose(1, 2))
+    assert torch.equal(rotary.rotate_one(bhld, seq_axis=2), expected)
+    # each (batch, head) slice is the 2-D rotation of its (L, head_dim) rows
+    assert torch.equal(expected[1, 2], rotary.rotate_one(bhld[1, 2]))
+    with pytest.raises(ValueError, match="seq_axis must be an axis of x other than the last"):
+        rotary.rotate_one(bhld, seq_axis=3)
+    with pytest.raises(ValueError, match="seq_axis"):
+        rotary.rotate_one(bhld, seq_axis=-5)
+    with pytest.raises(TypeError, match="seq_axis"):
+        rotary.rotate_one(bhld, seq_axis=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.bool, torch.complex64])
+def test_non_floating_inputs_are_refused(dtype):
+    x = torch.zeros(2, 5, 8, dtype=dtype)
+    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+        SinusoidalPositionalEncoding(8, batch_first=True)(x)
+    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+        RotaryEmbedding(8).rotate_one(x, seq_axis=1)
+    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+        LearnedPositionalEmbedding(8, 8).embed(x)
+    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+        SelfAttention(8, 2, NoPositionalEncoding())(x)
+
+
+def test_inputs_that_require_grad_get_their_gradient():
+    # the added table is a constant: d(sum(x + P))/dx = 1
+    x = torch.randn(2, 5, 8, dtype=torch.float64, requires_grad=True)
+    SinusoidalPositionalEncoding(8, batch_first=True, dtype=torch.float64)(x).sum().backward()
+    assert torch.equal(x.grad, torch.ones_like(x))
+    # rotation is orthogonal: the gradient of <R_m x, g> is R_m^T g = R_{-m} g, computed here
+    # through negative positions
+    rotary = RotaryEmbedding(8, dtype=torch.float64)
+    x = torch.randn(6, 8, dtype=torch.float64, requires_grad=True)
+    g = torch.randn(6, 8, dtype=torch.float64)
+    (rotary.rotate_one(x, offset=3) * g).sum().backward()
+    back = rotary.rotate_one(g, positions=-torch.arange(3, 9))
+    torch.testing.assert_close(x.grad, back, rtol=0, atol=1e-14)
+
+
+# ---------------------------------------------------------------------------------------------
+# rotary: pairings, the permutation between them, partial rotary, interpolation
+# ---------------------------------------------------------------------------------------------
+
+
+def test_half_split_rotates_feature_i_with_feature_i_plus_half():
+    head_dim, base = 6, 100.0
+    rotary = RotaryEmbedding(head_dim, base, pairing="half_split", dtype=torch.float64)
+    x = torch.randn(5, head_dim, dtype=torch.float64)
+    out = rotary.rotate_one(x, offset=3)
+    half = head_dim // 2
+    for t in range(5):
+        for i in range(half):
+            phi = (3 + t) * base ** (-2 * i / head_dim)
+            c, s = math.cos(phi), math.sin(phi)
+            a, b = x[t, i].item(), x[t, i + half].item()
+            assert out[t, i].item() == pytest.approx(c * a - s * b, abs=1e-12)
+            assert out[t, i + half].item() == pytest.approx(s * a + c * b, abs=1e-12)
+
+
+def test_rotary_permutation_values():
+    assert rotary_permutation(8).tolist() == [0, 4, 1, 5, 2, 6, 3, 7]
+    assert rotary_permutation(8, "interleaved", "half_split").tolist() == [0, 2, 4, 6, 1, 3, 5, 7]
+    assert rotary_permutation(8, "interleaved", "interleaved").tolist() == list(range(8))
+    # partial: only the first rotary_dim features move
+    assert rotary_permutation(8, rotary_dim=4).tolist() == [0, 2, 1, 3, 4, 5, 6, 7]
+    for head_dim, rotary_dim in [(2, 2), (8, 8), (12, 4), (64, 32)]:
+        there = rotary_permutation(head_dim, rotary_dim=rotary_dim)
+        back = rotary_permutation(head_dim, "interleaved", "half_split", rotary_dim=rotary_dim)
+        assert torch.equal(there[back], torch.arange(head_dim))  # inverse permutations
+        assert sorted(there.tolist()) == list(range(head_dim))
+
+
+@pytest.mark.parametrize(("head_dim", "rotary_dim"), [(8, 8), (16, 16), (12, 8), (64, 16)])
+def test_the_two_pairings_are_one_rotation_up_to_the_permutation(head_dim, rotary_dim):
+    kwargs = {"rotary_dim": rotary_dim, "dtype": torch.float64}
+    half = RotaryEmbedding(head_dim, pairing="half_split", **kwargs)
+    inter = RotaryEmbedding(head_dim, pairing="interleaved", **kwargs)
+    perm = rotary_permutation(head_dim, "half_split", "interleaved", rotary_dim=rotary_dim)
+    x = torch.randn(2, 3, 40, head_dim, dtype=torch.float64)
+    # rot_interleaved(x[perm]) == rot_half_split(x)[perm], bit for bit (same arithmetic)
+    assert torch.equal(
+        inter.rotate_one(x[..., perm], offset=7, seq_axis=2),
+        half.rotate_one(x, offset=7, seq_axis=2)[..., perm],
+    )
+    # so scores agree when q and k are both permuted ...
+    q, k = torch.randn(2, 40, head_dim, dtype=torch.float64).unbind(0)
+    scores_half = half.rotate_one(q) @ half.rotate_one(k).T
+    scores_inter = inter.rotate_one(q[:, perm]) @ inter.rotate_one(k[:, perm]).T
+    torch.testing.assert_close(scores_inter, scores_half, rtol=0, atol=1e-12)
+    # ... and do not agree when the same unpermuted q, k meet the other pairing
+    assert (inter.rotate_one(q) @ inter.rotate_one(k).T - scores_half).abs().max() > 0.1
+
+
+def test_partial_rotary_rotates_the_first_rotary_dim_features_only():
+    head_dim, rotary_dim = 12, 4
+    for pairing in ("interleaved", "half_split"):
+        partial = RotaryEmbedding(
+            head_dim, 500.0, pairing=pairing, rotary_dim=rotary_dim, dtype=torch.float64
+        )
+        full = RotaryEmbedding(rotary_dim, 500.0, pairing=pairing, dtype=torch.float64)
+        x = torch.randn(9, head_dim, dtype=torch.float64)
+        out = partial.rotate_one(x, offset=2)
+        assert torch.equal(out[:, rotary_dim:], x[:, rotary_dim:])  # passed through
+        assert torch.equal(out[:, :rotary_dim], full.rotate_one(x[:, :rotary_dim], offset=2))
+    # the frequencies are those of rotary_dim: theta_i = b^(-2i/rotary_dim)
+    assert partial.cos[5, 1].item() == pytest.approx(math.cos(5 * 500.0 ** (-2 / 4)), abs=1e-15)
+
+
+def test_linear_position_interpolation_rotates_position_m_as_m_over_s():
+    s = 4.0
+    scaled = RotaryEmbedding(8, interpolation_factor=s, dtype=torch.float64)
+    plain = RotaryEmbedding(8, dtype=torch.float64)
+    x = torch.randn(30, 8, dtype=torch.float64)
+    fractional = torch.arange(5, 35, dtype=torch.float64) / s
+    torch.testing.assert_close(
+        scaled.rotate_one(x, offset=5),
+        plain.rotate_one(x, positions=fractional),
+        rtol=0,
+        atol=1e-15,
+    )
+    phi = 7 / s * 10000.0 ** (-2 / 8)  # pair 1 at position 7
+    assert scaled.cos[7, 1].item() == pytest.approx(math.cos(phi), abs=1e-15)
+    # the score still depends only on m - n
+    q, k = torch.randn(2, 1, 8, dtype=torch.float64).unbind(0)
+    score = lambda m, n: float(scaled.rotate_one(q, m) @ scaled.rotate_one(k, n).T)  # noqa: E731
+    assert score(50, 20) == pytest.approx(score(130, 100), abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# positions as a tensor: per-row position ids, left-padded batches, cache_position
+# ---------------------------------------------------------------------------------------------
+
+
+def test_rotary_positions_tensor_equals_the_offset_progression():
+    rotary = RotaryEmbedding(8, dtype=torch.float64)
+    x = torch.randn(2, 3, 6, 8, dtype=torch.float64)
+    by_offset = rotary.rotate_one(x, offset=11, seq_axis=2)
+    by_positions = rotary.rotate_one(x, positions=torch.arange(11, 17), seq_axis=2)
+    torch.testing.assert_close(by_positions, by_offset, rtol=0, atol=1e-15)
+    # float32: the cached and the direct route round the same float64 values once
+    rotary32 = RotaryEmbedding(8)
+    x32 = x.float()
+    torch.testing.assert_close(
+        rotary32.rotate_one(x32, positions=torch.arange(11, 17), seq_axis=2),
+        rotary32.rotate_one(x32, offset=11, seq_axis=2),
+        rtol=0,
+        atol=4 * torch.finfo(torch.float32).eps * float(x32.abs().max()),
+    )
+
+
+def test_rotary_per_row_positions_of_a_left_padded_batch():
+    # row 0 has 2 pad tokens on the left, row 1 none: position ids count real tokens only
+    rotary = RotaryEmbedding(8, pairing="half_split", dtype=torch.float64)
+    mask = torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]])
+    ids = (mask.cumsum(-1) - 1).clamp(min=0)
+    q = torch.randn(2, 4, 6, 8, dtype=torch.float64)  # (batch, heads, L, head_dim)
+    out = rotary.rotate_one(q, positions=ids, seq_axis=2)
+    for b in range(2):
+        real = mask[b].bool()
+        alone = rotary.rotate_one(q[b][:, real], seq_axis=1)  # the row's real tokens, unpadded
+        torch.testing.assert_close(out[b][:, real], alone, rtol=0, atol=1e-15)
+    # one row of positions broadcasts over the batch
+    shared = rotary.rotate_one(q, positions=ids[1:], seq_axis=2)
+    torch.testing.assert_close(shared, rotary.rotate_one(q, seq_axis=2), rtol=0, atol=1e-15)
+
+
+def test_rotary_cache_position_for_incremental_decoding():
+    rotary = RotaryEmbedding(8, dtype=torch.float64)
+    x = torch.randn(1, 2, 10, 8, dtype=torch.float64)
+    full = rotary.rotate_one(x, seq_axis=2)
+    steps = [
+        rotary.rotate_one(x[:, :, t : t + 1], positions=torch.tensor([t]), seq_axis=2)
+        for t in range(10)
+    ]
+    torch.testing.assert_close(torch.cat(steps, dim=2), full, rtol=0, atol=1e-15)
+
+
+def test_sinusoidal_positions_tensor():
+    module = SinusoidalPositionalEncoding(8, batch_first=True, dtype=torch.float64)
+    x = torch.zeros(2, 5, 8, dtype=torch.float64)
+    by_positions = module(x, positions=torch.arange(3, 8))
+    torch.testing.assert_close(by_positions, module(x, offset=3), rtol=0, atol=1e-15)
+    ids = torch.tensor([[0, 0, 0, 1, 2], [4, 5, 6, 7, 8]])  # per row
+    out = module(x, positions=ids)
+    for b in range(2):
+        expected = torch.from_numpy(sinusoidal(ids[b].numpy(), 8))
+        torch.testing.assert_close(out[b], expected, rtol=0, atol=1e-15)
+    fractional = torch.tensor([0.5, 1.25, 2.0, 1e6 + 0.5, -3.0], dtype=torch.float64)
+    expected = torch.from_numpy(sinusoidal(fractional.numpy(), 8))
+    torch.testing.assert_close(module(x[0], positions=fractional), expected, rtol=0, atol=1e-15)
+    seq_first = SinusoidalPositionalEncoding(8, batch_first=False, dtype=torch.float64)
+    got = seq_first(x.transpose(0, 1), positions=ids)
+    torch.testing.assert_close(got.transpose(0, 1), out, rtol=0, atol=0)
+
+
+def test_alibi_and_learned_take_positions():
+    alibi = ALiBi(4)
+    ids = torch.tensor([[0, 0, 0, 1, 2], [0, 1, 2, 3, 4]])
+    bias = alibi.bias(5, 5, positions=ids, dtype=torch.float64)
+    assert bias.shape == (2, 4, 5, 5)
+    torch.testing.assert_close(bias[1], alibi.bias(5, 5, dtype=torch.float64), rtol=0, atol=0)
+    torch.testing.assert_close(
+        bias[0, :, 2:, 2:], alibi.bias(3, 3, dtype=torch.float64), rtol=0, atol=0
+    )
+    last = alibi.bias(1, 5, positions=ids[1], dtype=torch.float64)  # the last query only
+    torch.testing.assert_close(last, alibi.bias(1, 5, offset=4, dtype=torch.float64))
+    learned = LearnedPositionalEmbedding(10, 8)
+    x = torch.zeros(2, 5, 8)
+    torch.testing.assert_close(learned.embed(x, positions=ids)[0, 4], learned.weight[2])
+    with pytest.raises(ValueError, match=r"positions must lie in 0 … 9"):
+        learned.embed(x, positions=ids + 8)
+    with pytest.raises(TypeError, match="integers"):
+        learned.embed(x, positions=ids.double())
+
+
+def test_transformer_positions_equal_offset():
+    model = _model("rotary")
+    tokens = _tokens(2, 6)
+    with torch.no_grad():
+        by_offset = model(tokens, offset=5)
+        by_positions = model(tokens, positions=torch.arange(5, 11))
+    torch.testing.assert_close(by_positions, by_offset, rtol=0, atol=1e-5)
+
+
+def test_positions_bad_arguments():
+    rotary = RotaryEmbedding(8)
+    x = torch.zeros(2, 3, 5, 8)
+    cases = [
+        ([0, 1, 2, 3, 4], TypeError, "positions must be a torch.Tensor"),
+        (torch.zeros(5, dtype=torch.bool), TypeError, "real numbers"),
+        (torch.zeros(5, dtype=torch.complex64), TypeError, "real numbers"),
+        (torch.zeros(4), ValueError, r"shape \(5,\) or \(2, 5\)"),
+        (torch.zeros(3, 5), ValueError, "one row per batch entry"),
+        (torch.zeros(2, 5, 1), ValueError, "shape"),
+        (torch.tensor([0.0, 1, float("nan"), 3, 4]), ValueError, "finite"),
+        (torch.tensor([0.0, 1, 2, 3, 2.0**60]), ValueError, "2\\*\\*52"),
+        (torch.zeros(5, requires_grad=True), ValueError, "must not require grad"),
+    ]
+    for positions, error, match in cases:
+        with pytest.raises(error, match=match):
+            rotary.rotate_one(x, positions=positions, seq_axis=2)
+    with pytest.raises(ValueError, match="offset or positions, not both"):
+        rotary.rotate_one(x, 2, positions=torch.arange(5), seq_axis=2)
+    sin = SinusoidalPositionalEncoding(8, batch_first=True)
+    with pytest.raises(ValueError, match="offset or positions, not both"):
+        sin(torch.zeros(2, 5, 8), 1, positions=torch.arange(5))
+    with pytest.raises(ValueError, match=r"shape \(5,\)"):  # 2-D x: one row of positions only
+        sin(torch.zeros(5, 8), positions=torch.zeros(2, 5))
+
+
+# ---------------------------------------------------------------------------------------------
+# loading and devices: buffers are recomputed, never trusted
+# ---------------------------------------------------------------------------------------------
+
+
+def _exact_table(length: int, dim: int = 8, dtype=torch.float32) -> torch.Tensor:
+    return torch.from_numpy(sinusoidal(length, dim)).to(dtype)
+
+
+def test_casting_recomputes_the_table_instead_of_widening_it():
+    module = SinusoidalPositionalEncoding(8, initial_length=64).to(torch.float64)
+    assert torch.equal(module.table, _exact_table(64, dtype=torch.float64))  # not float32 widened
+    rotary = RotaryEmbedding(8, initial_length=64).double()
+    exact_cos = torch.from_numpy(np.cos(rotary_angles(64, 8)))
+    assert (rotary.cos - exact_cos).abs().max() < 1e-14  # a widened float32 is 1e-8 off
+    alibi = ALiBi(12).half()
+    assert alibi.slopes.dtype == torch.float64 and alibi.slopes.tolist() == alibi_slopes(12)
+
+
+def rotary_angles(length: int, head_dim: int) -> np.ndarray:
+    return np.arange(length)[:, None] * 10000.0 ** (-np.arange(0, head_dim, 2) / head_dim)
+
+
+def test_to_empty_after_meta_init_gives_correct_buffers():
+    with torch.device("meta"):
+        sin = SinusoidalPositionalEncoding(8, initial_length=16)
+        rotary = RotaryEmbedding(8, initial_length=16)
+        alibi = ALiBi(6)
+    assert sin.table.is_meta and rotary.cos.is_meta and alibi.slopes.is_meta
+    for module in (sin, rotary, alibi):
+        module.to_empty(device="cpu")
+    assert torch.equal(sin.table, _exact_table(16))
+    torch.testing.assert_close(rotary.cos, torch.from_numpy(np.cos(rotary_angles(16, 8))).float())
+    assert alibi.slopes.tolist() == alibi_slopes(6)
+
+
+def test_replaced_buffers_are_recomputed_before_use():
+    # what Hugging Face's from_pretrained does to non-persistent buffers: torch.empty_like
+    sin = SinusoidalPositionalEncoding(8, initial_length=16)
+    sin.table = torch.full_like(sin.table, float("nan"))
+    assert torch.equal(sin(torch.zeros(16, 8)), _exact_table(16))
+    rotary = RotaryEmbedding(8, initial_length=16)
+    rotary.cos = torch.full_like(rotary.cos, 1e10)
+    x = torch.randn(16, 8)
+    torch.testing.assert_close(rotary.rotate_one(x), RotaryEmbedding(8).rotate_one(x))
+    alibi = ALiBi(4)
+    alibi.slopes = torch.zeros_like(alibi.slopes)
+    assert alibi.bias(2, 2)[0, 1, 0].item() == -0.25
+
+
+def test_reset_parameters_recomputes_buffers_overwritten_in_place():
+    sin = SinusoidalPositionalEncoding(8, initial_length=16)
+    sin.table.fill_(float("nan"))  # in place: only reset_parameters() can know
+    sin.reset_parameters()
+    assert torch.equal(sin.table, _exact_table(16))
+    rotary = RotaryEmbedding(8, initial_length=16)
+    rotary.sin.zero_()
+    rotary.reset_parameters()
+    torch.testing.assert_close(rotary.sin, torch.from_numpy(np.sin(rotary_angles(16, 8))).float())
+    learned = LearnedPositionalEmbedding(4, 8)
+    torch.manual_seed(3)
+    learned.reset_parameters()
+    first = learned.weight.detach().clone()
+    torch.manual_seed(3)
+    learned.reset_parameters()
+    assert torch.equal(learned.weight, first)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_meta_init_to_empty_reset_and_load_reproduces_the_logits(scheme):
+    model = _model(scheme)
+    tokens = _tokens(2, 9)
+    state = model.state_dict()
+    with torch.no_grad():
+        expected = model(tokens)
+    # 1. meta + to_empty (no reset): the position buffers are right anyway
+    with torch.device("meta"):
+        fresh = TinyTransformer(11, 16, 4, 2, scheme, max_len=64)
+    fresh.to_empty(device="cpu")
+    fresh.load_state_dict(state)
+    with torch.no_grad():
+        torch.testing.assert_close(fresh.eval()(tokens), expected, rtol=0, atol=1e-6)
+    # 2. meta + to_empty + reset_parameters() + load
+    with torch.device("meta"):
+        fresh = TinyTransformer(11, 16, 4, 2, scheme, max_len=64)
+    fresh.to_empty(device="cpu")
+    fresh.reset_parameters()
+    assert all(torch.isfinite(p).all() for p in fresh.parameters())
+    fresh.load_state_dict(state)
+    with torch.no_grad():
+        torch.testing.assert_close(fresh.eval()(tokens), expected, rtol=0, atol=1e-6)
+    # 3. meta + load_state_dict(assign=True): the buffers stay on meta until first use
+    with torch.device("meta"):
+        fresh = TinyTransformer(11, 16, 4, 2, scheme, max_len=64)
+    fresh.load_state_dict(state, assign=True)
+    with torch.no_grad():
+        torch.testing.assert_close(fresh.eval()(tokens), expected, rtol=0, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# compile and export
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheme", ["sinusoidal", "rotary", "alibi"])
+def test_torch_export_with_a_dynamic_length(scheme):
+    from torch.export import Dim, export
+
+    model = _model(scheme)
+    cached = model.scheme.cached_length if scheme != "alibi" else 64
+    tokens = _tokens(2, 12)
+    program = export(model, (tokens,), dynamic_shapes={"tokens": {1: Dim("L", max=cached)}})
+    with torch.no_grad():
+        for length in (3, 12, 40):
+            got = program.module()(tokens.repeat(1, 4)[:, :length])
+            expected = model(tokens.repeat(1, 4)[:, :length])
+            torch.testing.assert_close(got, expected, rtol=0, atol=1e-6)
+
+
+def test_compile_fullgraph_after_extending_the_cache():
+    torch._dynamo.reset()
+    module = SinusoidalPositionalEncoding(16, initial_length=8, batch_first=True)
+    module.extend(64)
+    compiled = torch.compile(module, backend="eager", fullgraph=True)
+    x = torch.randn(2, 50, 16)
+    assert torch.equal(compiled(x), x + module.table[:50])
+    rotary = RotaryEmbedding(8, initial_length=8)
+    rotary.extend(64)
+    rotate = torch.compile(rotary.rotate_one, backend="eager", fullgraph=True)
+    q = torch.randn(2, 3, 50, 8)
+    assert torch.equal(rotate(q, seq_axis=2), rotary.rotate_one(q, seq_axis=2))
+    assert module.cached_length == 64 and rotary.cached_length == 64  # no growth happened
+
+
+def test_compile_fullgraph_needing_growth_names_the_fix():
+    torch._dynamo.reset()
+    module = SinusoidalPositionalEncoding(16, initial_length=8, batch_first=True)
+    compiled = torch.compile(module, backend="eager", fullgraph=True)
+    with pytest.raises(Exception, match=r"call extend\(20\) first"):
+        compiled(torch.randn(2, 20, 16))
+
+
+# ---------------------------------------------------------------------------------------------
+# guards before allocation, and errors that name the argument (issue 16's findings for nn)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_huge_offsets_are_computed_without_a_huge_cache():
+    rotary = RotaryEmbedding(8, initial_length=16, dtype=torch.float64)
+    x = torch.randn(3, 8, dtype=torch.float64)
+    out = rotary.rotate_one(x, offset=2**40)  # used to raise MemoryError
+    assert rotary.cached_length == 16
+    torch.testing.assert_close(
+        out, rotary.rotate_one(x, positions=torch.arange(2**40, 2**40 + 3)), rtol=0, atol=0
+    )
+    module = SinusoidalPositionalEncoding(8, initial_length=16, dtype=torch.float64)
+    expected = sinusoidal(np.arange(2**40, 2**40 + 3), 8)
+    np.testing.assert_allclose(module.encoding(3, offset=2**40).numpy(), expected, atol=1e-9)
+    assert module.cached_length == 16
+    with pytest.raises(ValueError, match=r"offset must be an integer in 0 … 2\*\*52"):
+        rotary.rotate_one(x, offset=2**53)
+
+
+def test_cache_sizes_are_checked_before_allocation():
+    with pytest.raises(ValueError, match="initial_length = 1099511627776 needs a cache"):
+        SinusoidalPositionalEncoding(8, initial_length=2**40)
+    with pytest.raises(ValueError, match="initial_length"):
+        RotaryEmbedding(8, initial_length=2**40)
+    with pytest.raises(ValueError, match="length = 1099511627776 needs a cache"):
+        SinusoidalPositionalEncoding(8).extend(2**40)
+    with pytest.raises(ValueError, match="length"):
+        RotaryEmbedding(8).extend(2**40)
+    with pytest.raises(ValueError, match="max_len x dim"):
+        LearnedPositionalEmbedding(2**40, 8)
+
+
+def test_sizes_of_the_model_and_heads_are_capped():
+    with pytest.raises(ValueError, match=r"n_layers = 1099511627776,.* over the limit"):
+        TinyTransformer(5, 8, 2, 2**40)
+    with pytest.raises(ValueError, match="vocab_size"):
+        TinyTransformer(2**40, 8, 2, 1)
+    with pytest.raises(ValueError, match=r"n_heads must be an integer in 1 … 65536"):
+        alibi_slopes(2**40)
+    with pytest.raises(ValueError, match="n_heads"):
+        ALiBi(2**40)
+
+
+def test_rotary_arguments_are_named():
+    with pytest.raises(ValueError, match="head_dim must be a positive even integer, got 7"):
+        RotaryEmbedding(7)
+    with pytest.raises(TypeError, match="head_dim"):
+        RotaryEmbedding(8.0)
+    with pytest.raises(ValueError, match="rotary_dim must be a positive even integer"):
+        RotaryEmbedding(8, rotary_dim=3)
+    with pytest.raises(ValueError, match="rotary_dim must be <= head_dim = 8"):
+        RotaryEmbedding(8, rotary_dim=10)
+    with pytest.raises(ValueError, match="pairing must be one of 'interleaved', 'half_split'"):
+        RotaryEmbedding(8, pairing="neox")
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="interpolation_factor"):
+            RotaryEmbedding(8, interpolation_factor=bad)
+    with pytest.raises(TypeError, match="interpolation_factor"):
+        RotaryEmbedding(8, interpolation_factor=True)
+    with pytest.raises(ValueError, match="head_dim"):
+        rotary_permutation(6, rotary_dim=8)
+    with pytest.raises(ValueError, match="source"):
+        rotary_permutation(8, "complex")
+
+
+def test_make_scheme_names_max_len():
+    with pytest.raises(ValueError, match="max_len must be an integer >= 1, got -1"):
+        make_scheme("sinusoidal", dim=8, max_len=-1)
+    with pytest.raises(ValueError, match="max_len"):
+        make_scheme("rotary", dim=8, max_len=0)
+
+
+def test_alibi_bias_arguments():
+    with pytest.raises(TypeError, match=r"dtype must be a floating torch\.dtype"):
+        ALiBi(2).bias(3, 3, dtype=torch.int64)
+    with pytest.raises(TypeError, match="causal must be True or False"):
+        ALiBi(2).bias(3, 3, causal=None)
+    with pytest.raises(ValueError, match="q_len must be <= k_len"):
+        ALiBi(2).bias(4, 3, positions=torch.arange(3))
+
+
+def test_causal_must_be_a_bool():
+    with pytest.raises(TypeError, match="causal must be True or False"):
+        SelfAttention(8, 2, NoPositionalEncoding(), causal=None)
+    with pytest.raises(TypeError, match="causal must be True or False"):
+        TinyTransformer(5, 8, 2, 1, "none", causal=None)
+
+
+def test_self_attention_forward_arguments():
+    attn = SelfAttention(8, 2, NoPositionalEncoding())
+    with pytest.raises(TypeError, match=r"x must be a torch\.Tensor"):
+        attn([[0.0] * 8])
+    with pytest.raises(ValueError, match="x must have 3 axes"):
+        attn(torch.zeros(3, 8))
+    with pytest.raises(ValueError, match="last axis of size 8"):
+        attn(torch.zeros(1, 3, 6))
+    with pytest.raises(TypeError, match="offset"):
+        attn(torch.zeros(1, 3, 8), "0")
+    with pytest.raises(TypeError, match="return_weights must be True or False"):
+        attn(torch.zeros(1, 3, 8), return_weights=1)
+
+
+def test_token_ids_outside_the_vocabulary_are_named():
+    model = TinyTransformer(5, 8, 2, 1, "none")
+    with pytest.raises(ValueError, match=r"tokens must lie in 0 … 4 \(vocab_size = 5\), got"):
+        model(torch.tensor([[0, 1, 5]]))
+    with pytest.raises(ValueError, match="tokens must lie in 0 … 4"):
+        model(torch.tensor([[-1, 1, 2]]))
+    with pytest.raises(TypeError, match=r"tokens must be a torch\.Tensor"):
+        model([[0, 1, 2]])
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_positions_to_empty_and_assign():  # pragma: no cover - runs only where a GPU exists
+    rotary = RotaryEmbedding(8, pairing="half_split").cuda()
+    q = torch.randn(2, 3, 6, 8, device="cuda")
+    ids = torch.tensor([[0, 0, 0, 1, 2, 3], [0, 1, 2, 3, 4, 5]], device="cuda")
+    out = rotary.rotate_one(q, positions=ids, seq_axis=2)
+    cpu = RotaryEmbedding(8, pairing="half_split").rotate_one(
+        q.cpu(), positions=ids.cpu(), seq_axis=2
+    )
+    torch.testing.assert_close(out.cpu(), cpu)
+    model = _model("rotary")
+    tokens = _tokens(2, 9)
+    with torch.no_grad():
+        expected = model(tokens)
+    with torch.device("meta"):
+        fresh = TinyTransformer(11, 16, 4, 2, "rotary", max_len=64)
+    fresh.to_empty(device="cuda")
+    fresh.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        got = fresh.eval()(tokens.cuda())
+    torch.testing.assert_close(got.cpu(), expected, rtol=1e-4, atol=1e-5)

@@ -15,7 +15,11 @@ PACKAGE = Path(pe.__file__).resolve().parent
 @pytest.mark.parametrize(
     ("dim", "error", "match"),
     [
-        (7, ValueError, "dim must be a positive even integer, got 7$"),
+        (
+            7,
+            ValueError,
+            "dim must be a positive even integer, got 7(; for an odd dim pass odd_dim.*)?$",
+        ),
         (0, ValueError, "dim must be a positive even integer, got 0$"),
         (-4, ValueError, "dim must be a positive even integer, got -4$"),
         (8.0, TypeError, "dim must be a positive even integer, got 8.0$"),
@@ -78,7 +82,7 @@ def test_unknown_choices_name_the_argument_and_the_choices():
     with pytest.raises(
         ValueError,
         match="layout must be one of 'interleaved', 'interleaved_cos_first', 'concatenated', "
-        "got 'sin_cos'",
+        "'concatenated_cos_first', got 'sin_cos'",
     ):
         pe.sinusoidal(4, 8, layout="sin_cos")
     with pytest.raises(ValueError, match="spacing must be one of '2i/d', 'i/\\(d/2-1\\)', got"):
