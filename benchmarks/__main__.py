@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from posenc_lib._cli import check_output_path
+from posenc_lib._cli import writable_output_path
 
 PROG = "python -m benchmarks"
 
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         sub_argv = ["--quick"] if args.quick else []
         if args.output_dir is not None:
             try:
-                output = check_output_path(args.output_dir / module.RESULTS.name)
+                output = writable_output_path(args.output_dir / module.RESULTS.name)
             except ValueError as exc:
                 parser.error(f"argument --output-dir: {exc}")
             sub_argv += ["--output", str(output)]

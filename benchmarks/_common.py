@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 import posenc_lib as pe
-from posenc_lib._cli import check_output_path, write_json_atomic
+from posenc_lib._cli import writable_output_path, write_json_atomic
 
 
 def hardware(**extra: object) -> dict[str, object]:
@@ -61,7 +61,7 @@ def parse_args(
     args.output = args.output or (None if args.quick else default)
     if args.output is not None:
         try:
-            args.output = check_output_path(args.output)
+            args.output = writable_output_path(args.output)
         except ValueError as exc:
             parser.error(f"argument --output: {exc}")
     return args

@@ -10,10 +10,10 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["check_output_path", "partial_path", "write_json_atomic"]
+__all__ = ["partial_path", "writable_output_path", "write_json_atomic"]
 
 
-def check_output_path(path: str | os.PathLike[str]) -> Path:
+def writable_output_path(path: str | os.PathLike[str]) -> Path:
     """Return ``path`` as a :class:`~pathlib.Path` if a results file can be written there.
 
     Creates the missing parent folders (as the write would), then proves the folder writable by

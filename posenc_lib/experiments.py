@@ -52,7 +52,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ._cli import check_output_path, partial_path, write_json_atomic
+from ._cli import partial_path, writable_output_path, write_json_atomic
 from ._validation import (
     check_base,
     check_choice,
@@ -699,7 +699,7 @@ _CONFIG_OPTIONS = {
 }
 
 
-def _check_device(parser: argparse.ArgumentParser, name: str) -> str:
+def _resolve_device(parser: argparse.ArgumentParser, name: str) -> str:
     """``name`` resolved (``auto``: CUDA when present, else CPU) if torch can allocate there."""
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
@@ -711,7 +711,7 @@ def _check_device(parser: argparse.ArgumentParser, name: str) -> str:
     return name
 
 
-def _checked_configs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Config]:
+def _configs_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Config]:
     """Every configuration of the command line, each option checked first (argparse errors)."""
 
     def option_error(option: str, exc: Exception) -> None:
@@ -751,7 +751,7 @@ def _checked_configs(parser: argparse.ArgumentParser, args: argparse.Namespace) 
                 Config(**{field: value, "train_length": max(args.train_length, 2)}, **extra)
             except (TypeError, ValueError) as exc:
                 option_error(option, exc)
-    device = _check_device(parser, args.device)
+    device = _resolve_device(parser, args.device)
     try:
         base = Config(
             vocab_size=args.vocab_size,
@@ -803,10 +803,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        out = check_output_path(args.out)
+        out = writable_output_path(args.out)
     except ValueError as exc:
         parser.error(f"argument --out: {exc}")
-    configs = _checked_configs(parser, args)
+    configs = _configs_from_args(parser, args)
     device = configs[0].device
     if args.threads is not None:
         torch.set_num_threads(args.threads)

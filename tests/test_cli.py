@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from posenc_lib._cli import check_output_path, partial_path, write_json_atomic
+from posenc_lib._cli import partial_path, writable_output_path, write_json_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Options of a tiny experiment grid (one run takes well under a second of training).
@@ -76,14 +76,14 @@ def test_check_output_path_refuses_what_cannot_be_written(tmp_path):
     afile = tmp_path / "plain"
     afile.write_text("")
     with pytest.raises(ValueError, match="is a folder, not a file"):
-        check_output_path(tmp_path)
+        writable_output_path(tmp_path)
     with pytest.raises(ValueError, match="is not a folder"):
-        check_output_path(afile / "results.json")
+        writable_output_path(afile / "results.json")
     with pytest.raises(ValueError, match="names a folder"):
-        check_output_path(Path(".."))
+        writable_output_path(Path(".."))
     with pytest.raises(ValueError, match="cannot"):  # /proc refuses new files, even to root
-        check_output_path(Path("/proc/results.json"))
-    made = check_output_path(tmp_path / "new" / "deeper" / "results.json")
+        writable_output_path(Path("/proc/results.json"))
+    made = writable_output_path(tmp_path / "new" / "deeper" / "results.json")
     assert made.parent.is_dir() and list(made.parent.iterdir()) == []  # the probe is gone
 
 
@@ -92,7 +92,7 @@ def test_check_output_path_refuses_a_read_only_folder(tmp_path):
     tmp_path.chmod(0o500)
     try:
         with pytest.raises(ValueError, match="cannot write in"):
-            check_output_path(tmp_path / "results.json")
+            writable_output_path(tmp_path / "results.json")
     finally:
         tmp_path.chmod(0o700)
 
