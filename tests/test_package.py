@@ -133,9 +133,8 @@ def test_package_all_is_the_core():
 
 
 #: Docstrings that are another developer's work in this phase (issue 11): ``nn`` (developer
-#: torch), ``bilinear`` (developer der), ``notebook``
-#: (frozen), and the command line of ``experiments`` (developer rel).
-OTHERS = {"nn", "bilinear", "notebook"}
+#: torch), ``notebook`` (frozen), and the command line of ``experiments`` (developer rel).
+OTHERS = {"nn", "notebook"}
 OTHER_FUNCTIONS = {"experiments.main"}
 
 
@@ -165,6 +164,6 @@ def test_public_functions_have_numpydoc_with_examples(function):
 def test_every_module_is_in_the_chapter_table():
     """The package docstring's chapter -> module table names every public module."""
     for module in MODULES:
-        if module.startswith("_") or module == "bilinear":
-            continue  # bilinear is being dissolved (developer der)
+        if module.startswith("_"):
+            continue
         assert f":mod:`~posenc_lib.{module}`" in pe.__doc__, module
