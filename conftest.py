@@ -14,7 +14,6 @@ _NEEDS = {
     "posenc_lib/hessian.py": "torch",
     "posenc_lib/attention.py": "torch",
     "posenc_lib/experiments.py": "torch",
-    "posenc_lib/symbolic.py": "sympy",
     "posenc_lib/notebook.py": "sympy",
     "posenc_lib/high_precision.py": "mpmath",
     "tests/helpers_torch.py": "torch",

@@ -2,8 +2,8 @@ r"""posenc_lib: the companion library of *Sinusoidal Positional Encoding, Derive
 
 The chapters hold the mathematics; the library holds the tools they reuse and that a reader
 imports. The core names below (``import posenc_lib as pe``) need only numpy. Every other module is
-imported by name (``from posenc_lib import decay``); those marked *torch*, *sympy* or *mpmath*
-need that package.
+imported by name (``from posenc_lib import decay``); those marked *torch* or *mpmath* need
+that package.
 
 Where to look, by chapter:
 

@@ -15,14 +15,22 @@ coordinates :math:`(2i, 2i+1)` holding :math:`(\sin m\theta_i, \cos m\theta_i)`;
 :math:`a_i I + b_i J` and whose other blocks vanish (chapter 6): :func:`relative_projection`
 keeps that part of any :math:`H`, :func:`random_relative_matrix` draws one. Rotary embeddings are
 relative by construction (:func:`rotary_scores`).
+
+For a measured matrix (a grid :math:`p_m^\top H p_n`, an attention-logit surface) the question is
+how much of it is a function of :math:`m - n` and how much a function of :math:`m + n`:
+:func:`toeplitz_hankel` fits :math:`G_{mn} \approx t(m - n) + h(m + n)` by least squares,
+:func:`toeplitz_projection` and :func:`hankel_projection` fit each part alone.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import (
+    check_bool,
     check_count,
     check_dim,
     check_matrix,
@@ -35,12 +43,16 @@ from .encoding import frequencies, sinusoidal
 from .layouts import pair_columns
 
 __all__ = [
+    "ToeplitzHankel",
+    "hankel_projection",
     "position_bilinear",
     "random_relative_matrix",
     "relative_projection",
     "rotary_scores",
     "shift_defect",
     "toeplitz_defect",
+    "toeplitz_hankel",
+    "toeplitz_projection",
 ]
 
 
@@ -299,3 +311,234 @@ def rotary_scores(
         return np.stack((c * x0 - s * x1, s * x0 + c * x1), axis=-1)
 
     return np.sum(rotate(q, m_arr) * rotate(k, n_arr), axis=(-2, -1))
+
+
+# --------------------------------------------------------------------------------------------
+# Toeplitz + Hankel split of a measured matrix
+# --------------------------------------------------------------------------------------------
+
+
+def _diagonal_index(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell: index of m - n (shifted to start at 0) and of m + n."""
+    rows, cols = np.indices(shape)
+    return (rows - cols + shape[1] - 1).ravel(), (rows + cols).ravel()
+
+
+def _group_means(g: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Replace every cell of ``g`` by the mean of its group (``idx``: group of each cell)."""
+    size = sum(g.shape) - 1
+    means = np.bincount(idx, g.ravel(), size) / np.bincount(idx, minlength=size)
+    return means[idx].reshape(g.shape)
+
+
+def toeplitz_projection(g: ArrayLike) -> np.ndarray:
+    r"""The least-squares fit of a matrix by a function of :math:`m - n`: its diagonal averages.
+
+    Parameters
+    ----------
+    g : array_like
+        A 2-D array of finite reals, rows :math:`m`, columns :math:`n`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The Toeplitz matrix whose every diagonal holds the mean of that diagonal of ``g``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.shift_invariance import toeplitz_projection
+    >>> toeplitz_projection(np.array([[1.0, 2.0], [3.0, 5.0]]))
+    array([[3., 2.],
+           [3., 3.]])
+    """
+    g = check_matrix(g, "g")
+    return _group_means(g, _diagonal_index(g.shape)[0])
+
+
+def hankel_projection(g: ArrayLike) -> np.ndarray:
+    r"""The least-squares fit of a matrix by a function of :math:`m + n`: its anti-diagonal means.
+
+    Parameters
+    ----------
+    g : array_like
+        A 2-D array of finite reals, rows :math:`m`, columns :math:`n`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The Hankel matrix whose every anti-diagonal holds the mean of that anti-diagonal of ``g``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.shift_invariance import hankel_projection
+    >>> hankel_projection(np.array([[1.0, 2.0], [3.0, 5.0]]))
+    array([[1. , 2.5],
+           [2.5, 5. ]])
+    """
+    g = check_matrix(g, "g")
+    return _group_means(g, _diagonal_index(g.shape)[1])
+
+
+@dataclass(frozen=True)
+class ToeplitzHankel:
+    r"""Least-squares split :math:`G_{mn} \approx t(m - n) + h(m + n)` of a matrix on a grid.
+
+    Attributes
+    ----------
+    toeplitz_only, hankel_only
+        The best fit by a function of :math:`m - n` alone (diagonal averages), and by a function
+        of :math:`m + n` alone (anti-diagonal averages).
+    fitted
+        The best fit by :math:`t(m - n) + h(m + n)` jointly (the orthogonal projection onto the sum
+        of the two subspaces); ``residual = G - fitted``.
+    toeplitz, hankel
+        One split of ``fitted`` into its two parts. It is not unique: the constant matrix and the
+        checkerboard :math:`(-1)^{m+n} = (-1)^{m-n}` are both Toeplitz and Hankel. This split is
+        the minimum-norm one of the normal equations.
+    r2_toeplitz, r2_hankel, r2_joint
+        Shares of :math:`\|G\|_F^2` explained: :math:`\|\text{fit}\|_F^2/\|G\|_F^2` for each fit
+        (after subtracting the grand mean when ``centered``).
+    residual_share
+        :math:`\|G - \text{fitted}\|_F^2/\|G\|_F^2 = 1 - ` ``r2_joint``.
+    centered
+        Whether the grand mean was subtracted from :math:`G` first.
+    """
+
+    toeplitz_only: np.ndarray
+    hankel_only: np.ndarray
+    fitted: np.ndarray
+    toeplitz: np.ndarray
+    hankel: np.ndarray
+    residual: np.ndarray
+    r2_toeplitz: float
+    r2_hankel: float
+    r2_joint: float
+    residual_share: float
+    centered: bool
+
+    def shares(self) -> dict[str, float]:
+        """The four shares by name (rounded by the caller for printing)."""
+        return {
+            "toeplitz": self.r2_toeplitz,
+            "hankel": self.r2_hankel,
+            "joint": self.r2_joint,
+            "residual": self.residual_share,
+        }
+
+
+def _solve_singular(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Minimum-norm solution of the consistent, symmetric, singular system of toeplitz_hankel.
+
+    Its null space always contains the constant vector and the alternating vector
+    :math:`(-1)^s` (the matrices that are both Toeplitz and Hankel). Adding their projectors
+    makes the system regular when there is nothing else in the null space (every grid with at
+    least 3 rows and columns, as far as we use it), and the solution is then the pseudo-inverse
+    one; otherwise fall back to an eigendecomposition.
+    """
+    size = system.shape[0]
+    if size < 3:
+        return np.linalg.pinv(system) @ rhs
+    ones = np.full(size, 1.0 / np.sqrt(size))
+    alternating = (-1.0) ** np.arange(size)
+    alternating -= alternating @ ones * ones
+    alternating /= np.linalg.norm(alternating)
+    gauge = np.outer(ones, ones) + np.outer(alternating, alternating)
+    scale = np.abs(system).max()
+    try:
+        h = np.linalg.solve(system + scale * gauge, rhs)
+        if np.linalg.norm(system @ h - rhs) <= 1e-9 * (np.linalg.norm(rhs) + scale):
+            return h - (h @ ones) * ones - (h @ alternating) * alternating
+    except np.linalg.LinAlgError:
+        pass
+    eigenvalues, eigenvectors = np.linalg.eigh(system)
+    keep = eigenvalues > eigenvalues.max() * size * np.finfo(np.float64).eps
+    return eigenvectors[:, keep] @ ((eigenvectors[:, keep].T @ rhs) / eigenvalues[keep])
+
+
+def toeplitz_hankel(g: ArrayLike, *, centered: bool = False) -> ToeplitzHankel:
+    r"""Split a matrix on a grid of positions into a function of :math:`m - n` and of :math:`m + n`.
+
+    Least squares over all cells of ``g`` (``M x N``, rows :math:`m = 0 … M-1`, columns
+    :math:`n = 0 … N-1`):
+
+    .. math::
+        \min_{t, h} \sum_{m,n} \big(G_{mn} - t_{m-n} - h_{m+n}\big)^2 .
+
+    The normal equations are :math:`c^T_a t_a + \sum_s C_{as} h_s = b^T_a` and
+    :math:`\sum_a C_{as} t_a + c^H_s h_s = b^H_s`, with :math:`c^T, c^H` the cell counts of each
+    diagonal and anti-diagonal, :math:`b^T, b^H` the sums of :math:`G` along them and
+    :math:`C_{as} \in \{0, 1\}` whether diagonal :math:`a` meets anti-diagonal :math:`s` in a cell.
+    Eliminating :math:`t` leaves the :math:`(M+N-1)`-square system
+    :math:`(\operatorname{diag} c^H - C^\top \operatorname{diag}(1/c^T) C)\, h
+    = b^H - C^\top (b^T/c^T)`, solved with its pseudo-inverse (it is singular: see
+    :class:`ToeplitzHankel`); any solution gives the same ``fitted``.
+
+    Parameters
+    ----------
+    g : array_like
+        A 2-D array of finite reals, e.g. :func:`position_bilinear` or measured attention scores.
+    centered : bool
+        Subtract the grand mean of ``g`` before fitting and before computing the shares (a
+        constant is both Toeplitz and Hankel, so it inflates both ``r2_toeplitz`` and
+        ``r2_hankel``).
+
+    Returns
+    -------
+    ToeplitzHankel
+        The fits, the residual and the shares of :math:`\|G\|_F^2` each explains.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc_lib.shift_invariance import position_bilinear, toeplitz_hankel
+    >>> split = toeplitz_hankel(position_bilinear(np.diag([1.0, 3.0, 2.0, 2.0]), 12))
+    >>> bool(split.residual_share < 1e-20)  # a diagonal H: difference and sum parts only
+    True
+    >>> m, n = np.indices((5, 5))
+    >>> bool(toeplitz_hankel(m * n).residual_share < 1e-20)  # mn = ((m+n)^2 - (m-n)^2) / 4
+    True
+    """
+    g = check_matrix(g, "g")
+    centered = check_bool(centered, "centered")
+    if centered:
+        g = g - g.mean()
+    total = float(np.sum(g**2))
+    if total == 0:
+        accepted = "a non-constant matrix (centered=True)" if centered else "a nonzero matrix"
+        given = "a constant one" if centered else "an all-zero one"
+        raise ValueError(f"g must be {accepted}, got {given}")
+    shape = g.shape
+    size = sum(shape) - 1
+    idx_t, idx_h = _diagonal_index(shape)
+    flat = g.ravel()
+    count_t = np.bincount(idx_t, minlength=size).astype(np.float64)
+    count_h = np.bincount(idx_h, minlength=size).astype(np.float64)
+    sum_t = np.bincount(idx_t, flat, size)
+    sum_h = np.bincount(idx_h, flat, size)
+    cross = np.zeros((size, size))
+    np.add.at(cross, (idx_t, idx_h), 1.0)
+    system = np.diag(count_h) - cross.T @ (cross / count_t[:, None])
+    rhs = sum_h - cross.T @ (sum_t / count_t)
+    h = _solve_singular(system, rhs)
+    t = (sum_t - cross @ h) / count_t
+    toeplitz = t[idx_t].reshape(shape)
+    hankel = h[idx_h].reshape(shape)
+    fitted = toeplitz + hankel
+    residual = g - fitted
+    t_only = toeplitz_projection(g)
+    h_only = hankel_projection(g)
+    return ToeplitzHankel(
+        toeplitz_only=t_only,
+        hankel_only=h_only,
+        fitted=fitted,
+        toeplitz=toeplitz,
+        hankel=hankel,
+        residual=residual,
+        r2_toeplitz=float(np.sum(t_only**2)) / total,
+        r2_hankel=float(np.sum(h_only**2)) / total,
+        r2_joint=float(np.sum(fitted**2)) / total,
+        residual_share=float(np.sum(residual**2)) / total,
+        centered=centered,
+    )

@@ -20,8 +20,7 @@ import posenc_lib as pe
 PACKAGE = Path(pe.__file__).resolve().parent
 MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
 #: What each module needs beyond numpy to be imported.
-NEEDS = {"nn": "torch", "hessian": "torch", "attention": "torch", "experiments": "torch",
-         "symbolic": "sympy"}  # fmt: skip
+NEEDS = {"nn": "torch", "hessian": "torch", "attention": "torch", "experiments": "torch"}
 
 
 def _tree(module: str) -> ast.Module:
@@ -134,9 +133,8 @@ def test_package_all_is_the_core():
 
 
 #: Docstrings that are another developer's work in this phase (issue 11): ``nn`` (developer
-#: torch), ``symbolic`` and ``bilinear`` (developer der, moving into the chapters), ``notebook``
-#: (frozen), and the command line of ``experiments`` (developer rel).
-OTHERS = {"nn", "symbolic", "bilinear", "notebook"}
+#: torch), ``notebook`` (frozen), and the command line of ``experiments`` (developer rel).
+OTHERS = {"nn", "notebook"}
 OTHER_FUNCTIONS = {"experiments.main"}
 
 
@@ -166,6 +164,6 @@ def test_public_functions_have_numpydoc_with_examples(function):
 def test_every_module_is_in_the_chapter_table():
     """The package docstring's chapter -> module table names every public module."""
     for module in MODULES:
-        if module.startswith("_") or module in {"bilinear", "symbolic"}:
-            continue  # bilinear and symbolic are being dissolved into chapters 3, 4, 6
+        if module.startswith("_"):
+            continue
         assert f":mod:`~posenc_lib.{module}`" in pe.__doc__, module
