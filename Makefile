@@ -5,7 +5,12 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
-MATHJAX := _extra/mathjax/es5/tex-mml-chtml.js
+# MathJax: only the components the book loads (mathjax3_config in _config.yml), the TeX
+# extensions its autoloader may fetch, and the CommonHTML fonts; not the 24 MB package.
+MATHJAX_DIR := _extra/mathjax/es5
+MATHJAX := $(MATHJAX_DIR)/startup.js
+MATHJAX_FILES := startup.js core.js input/tex.js input/tex/extensions output/chtml.js \
+	output/chtml/fonts/tex.js output/chtml/fonts/woff-v2 a11y/assistive-mml.js
 NB ?= notebooks/*.ipynb
 JB_FLAGS := -W -n --keep-going
 
@@ -23,10 +28,10 @@ $(STAMP): requirements/lock.txt requirements/conventions.txt pyproject.toml
 
 venv: $(STAMP)  ## create .venv with the pinned dependencies and the library (editable)
 
-$(MATHJAX): package.json package-lock.json
+$(MATHJAX): package.json package-lock.json Makefile
 	npm ci --no-audit --no-fund --loglevel=error
-	rm -rf _extra/mathjax && mkdir -p _extra/mathjax
-	cp -r node_modules/mathjax/es5 _extra/mathjax/es5
+	rm -rf _extra/mathjax && mkdir -p $(MATHJAX_DIR)
+	cd node_modules/mathjax/es5 && cp -r --parents $(MATHJAX_FILES) $(CURDIR)/$(MATHJAX_DIR)/
 	touch $(MATHJAX)
 
 # What the book reads: every file except build outputs, environments, caches and the folders
