@@ -71,6 +71,18 @@
     });
   };
 
+  // The theme scrolls the sidebar so that the current chapter sits a quarter down whenever it
+  // lies below mid-screen, even when the whole list fits; undo that when the current chapter is
+  // in view unscrolled, so the title and search box are not scrolled away for nothing.
+  ready(() => {
+    const sidebar = document.getElementById("pst-primary-sidebar");
+    const active = sidebar && Array.from(sidebar.querySelectorAll(".bd-docs-nav .active")).pop();
+    if (!active || sidebar.scrollTop === 0) return;
+    const bottom =
+      active.getBoundingClientRect().bottom - sidebar.getBoundingClientRect().top + sidebar.scrollTop;
+    if (bottom <= sidebar.clientHeight) sidebar.scrollTop = 0;
+  });
+
   ready(() => {
     const header = document.querySelector(".bd-header-article");
     if (!header) return;
@@ -90,19 +102,23 @@
 
   const SCROLLERS = [
     "div.math > mjx-container",
+    "span.math",
     ".pst-scrollable-table-container",
     ".table-wrapper",
+    "table.indextable",
     "div.highlight pre",
     ".cell_output .output",
   ].join(", ");
 
+  // Overhangs of a few pixels (an italic letter's tail) are not worth a scroll bar.
+  const SLACK = 3;
   const markScroll = (box) => {
-    const scrolls = box.scrollWidth > box.clientWidth + 1;
+    const scrolls = box.scrollWidth > box.clientWidth + SLACK;
     box.classList.toggle("posenc-scrolls", scrolls);
-    box.classList.toggle("posenc-more-left", scrolls && box.scrollLeft > 1);
+    box.classList.toggle("posenc-more-left", scrolls && box.scrollLeft > SLACK);
     box.classList.toggle(
       "posenc-more-right",
-      scrolls && box.scrollLeft + box.clientWidth < box.scrollWidth - 1,
+      scrolls && box.scrollLeft + box.clientWidth < box.scrollWidth - SLACK,
     );
   };
 
