@@ -43,7 +43,11 @@ FONTS = (
     ("Font Awesome 6 Free", 400, "fa-regular-400"),
     ("Font Awesome 6 Brands", 400, "fa-brands-400"),
 )
-REMOVED_FILES = ("_static/scripts/fontawesome.js", "_static/scripts/fontawesome.js.LICENSE.txt")
+REMOVED_FILES = (
+    "_static/scripts/fontawesome.js",
+    "_static/scripts/fontawesome.js.LICENSE.txt",
+    "_static/webpack-macros.html",  # a template of the theme, copied with its static files
+)
 REMOVED_GLOBS = ("_static/vendor/fontawesome/webfonts/*", "_static/**/*.map", "_static/locales")
 
 
@@ -78,8 +82,10 @@ def plain_token_classes(pygments_css: str) -> set[str]:
         )
     plain = set()
     for name, by_scheme in tokens.items():
-        if base and set(by_scheme) == set(base) and all(
-            rules == [f"color:{base[scheme]}"] for scheme, rules in by_scheme.items()
+        if (
+            base
+            and set(by_scheme) == set(base)
+            and all(rules == [f"color:{base[scheme]}"] for scheme, rules in by_scheme.items())
         ):
             plain.add(name)
     return plain

@@ -15,8 +15,9 @@ What it adds to sphinx-book-theme 1.3 / pydata-sphinx-theme 0.17:
   index (140 kB; only ``search.html`` uses it), and the colour scheme follows the reader's
   setting from the first paint.
 
-A change to ``_static/`` or to the templates rewrites every page: Sphinx copies static files
-only when some page is out of date, and does not track templates of the project.
+A change to ``_static/``, to the templates or to an extension of ``_ext/`` rewrites every page:
+Sphinx copies static files only when some page is out of date, and tracks neither the project's
+templates nor its extensions' code.
 
 The assets themselves are slimmed at the end of the build by ``page_weight``.
 """
@@ -36,7 +37,7 @@ def _configure(app: Any, config: Any) -> None:
 
 def _chrome_digest(app: Any) -> str:
     digest = hashlib.sha256()
-    for folder in (Path(app.srcdir) / "_static", TEMPLATES):
+    for folder in (Path(app.srcdir) / "_static", TEMPLATES.parent):
         for path in sorted(folder.rglob("*")):
             if path.is_file():
                 digest.update(path.name.encode() + path.read_bytes())

@@ -160,6 +160,7 @@
       return original(doc.documentElement.outerHTML, anchor);
     };
     Search.posencPatched = true;
+    Search.posencOriginalHtmlToText = original; // for tests/browser: what Sphinx would show
   };
   patchSearch();
   ready(patchSearch);
