@@ -5,8 +5,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
-# The pinned set-up (requirements/lock.txt: numpy 2.4, matplotlib 3.11, contourpy 1.3) installs on
-# Python 3.11 to 3.13; CI and the README's timings use 3.11. `make PYTHON=python3.12` picks another.
+# The pinned set-up (requirements/lock.txt: its numpy, matplotlib, contourpy, ipykernel and
+# sphinx-book-theme require Python >= 3.11) installs on Python 3.11 to 3.13; CI and the README's
+# timings use 3.11. `make PYTHON=python3.12` picks another interpreter.
 PY_MIN := 3.11
 PY_MAX := 3.13
 PY_SUPPORTED = import sys; v = sys.version_info[:2]; sys.exit(not ($(subst .,$(comma),($(PY_MIN))) <= v <= $(subst .,$(comma),($(PY_MAX)))))
