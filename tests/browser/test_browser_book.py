@@ -23,8 +23,9 @@ REPO = Path(__file__).resolve().parents[2]
 PENDING_KINDS = {"figure-caption", "figure-text"}
 
 #: Pages allowed more than html_checker.MAX_PAGE_BYTES (the target set for chapter pages) on a
-#: first visit. The API reference is one generated page of 180 signatures (600 kB of HTML).
-WEIGHT_LIMITS = {"book/api.html": 2_000_000}
+#: first visit. The API reference is one generated page of every signature and docstring of
+#: the library (about 720 kB of HTML, 2.0 MB in all).
+WEIGHT_LIMITS = {"book/api.html": 2_500_000}
 
 
 def _html_dir() -> Path:
@@ -60,7 +61,9 @@ def html_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def book_report(chromium: str, html_dir: Path) -> html_checker.Report:
-    screenshots = Path(os.environ.get("SCREENSHOTS_DIR", html_dir.parent / "screenshots"))
+    screenshots = Path(
+        os.environ.get("SCREENSHOTS_DIR", html_dir.parent / "screenshots")
+    )
     report = html_checker.check_site(
         html_dir,
         screenshots=screenshots,
@@ -79,11 +82,15 @@ def test_every_page_renders(book_report: html_checker.Report) -> None:
     assert not problems, book_report.summary()
 
 
-def test_every_chapter_was_opened_and_photographed(book_report: html_checker.Report) -> None:
+def test_every_chapter_was_opened_and_photographed(
+    book_report: html_checker.Report,
+) -> None:
     chapters = _chapters()
     assert chapters, "_toc.yml lists no notebooks"
     not_opened = sorted(set(chapters) - set(book_report.pages))
-    assert not not_opened, f"chapters in _toc.yml with no page in the build: {not_opened}"
+    assert not not_opened, (
+        f"chapters in _toc.yml with no page in the build: {not_opened}"
+    )
     shots = {path.name for path in book_report.screenshots if path.stat().st_size > 0}
     no_shot = [
         f"{chapter} at {width} px"
@@ -99,7 +106,9 @@ def test_every_page_has_the_chapter_list(book_report: html_checker.Report) -> No
     assert set(book_report.with_nav) == set(book_report.pages)
 
 
-def test_chapter_pages_are_under_the_weight_target(book_report: html_checker.Report) -> None:
+def test_chapter_pages_are_under_the_weight_target(
+    book_report: html_checker.Report,
+) -> None:
     weights = {page: book_report.weights.get(page) for page in _chapters()}
     assert all(weights.values()), f"no weight measured for {weights}"
     heavy = {p: w for p, w in weights.items() if w > html_checker.MAX_PAGE_BYTES}  # type: ignore[operator]
@@ -110,7 +119,9 @@ def test_chapter_pages_are_under_the_weight_target(book_report: html_checker.Rep
 
 
 @pytest.mark.parametrize("query", ["正弦", "位置编码", "编码"])
-def test_search_finds_chinese_glossary_terms(chromium: str, html_dir: Path, query: str) -> None:
+def test_search_finds_chinese_glossary_terms(
+    chromium: str, html_dir: Path, query: str
+) -> None:
     results = html_checker.search_book(html_dir, query, chromium=chromium)
     assert "book/glossary.html" in [r["page"] for r in results], results
 
