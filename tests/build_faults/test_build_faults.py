@@ -27,6 +27,7 @@ COPIED = [
     "package-lock.json",
     "pyproject.toml",
     "requirements/lock.txt",
+    "requirements/conventions.txt",
     "requirements/browser.txt",
     "references.bib",
     "scripts/check_outputs.py",
