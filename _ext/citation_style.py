@@ -28,7 +28,9 @@ def _text(rich: Any) -> str:
 
 def _last_names(entry: Any) -> list[str]:
     persons = entry.persons.get("author") or entry.persons.get("editor") or []
-    return [" ".join(_text(part) for part in person.rich_last_names) for person in persons]
+    return [
+        " ".join(_text(part) for part in person.rich_last_names) for person in persons
+    ]
 
 
 def author_year(entry: Any) -> str:
@@ -58,7 +60,11 @@ class AuthorYearLabels(BaseLabelStyle):
             if counts[label] > 1:
                 seen[label] += 1
                 letter = "abcdefghijklmnopqrstuvwxyz"[seen[label] - 1]
-                yield f"{label}-{letter}" if label.endswith("n.d.") else f"{label}{letter}"
+                yield (
+                    f"{label}-{letter}"
+                    if label.endswith("n.d.")
+                    else f"{label}{letter}"
+                )
             else:
                 yield label
 

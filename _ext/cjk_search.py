@@ -35,7 +35,9 @@ def query_terms(word: str) -> list[str]:
     overlapping pairs (the JavaScript ``splitQuery`` below does the same)."""
     terms = _CJK_RUN.sub(" ", word).split()
     for run in _CJK_RUN.findall(word):
-        terms += [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+        terms += (
+            [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+        )
     return terms
 
 

@@ -33,8 +33,15 @@ from typing import Any
 MARK = "/* posenc: rules no page uses removed (_ext/page_weight.py) */\n"
 PRISTINE = ".posenc-pristine"  # beside the html folder: _build/.posenc-pristine
 KEEP_CSS = ("posenc.css", "posenc-icons.css")  # ours: small and written to be used
-SKIP_DIRS = {"mathjax", "_sources", "_images"}  # MathJax styles itself; sources are text
-DATA_SCRIPTS = {"searchindex.js", "language_data.js"}  # words of the book, not class names
+SKIP_DIRS = {
+    "mathjax",
+    "_sources",
+    "_images",
+}  # MathJax styles itself; sources are text
+DATA_SCRIPTS = {
+    "searchindex.js",
+    "language_data.js",
+}  # words of the book, not class names
 
 ICON_DIR = "posenc-icons"  # under _static/ of the output
 # The theme's Font Awesome fonts: (family in the CSS, weight, file stem).
@@ -48,7 +55,11 @@ REMOVED_FILES = (
     "_static/scripts/fontawesome.js.LICENSE.txt",
     "_static/webpack-macros.html",  # a template of the theme, copied with its static files
 )
-REMOVED_GLOBS = ("_static/vendor/fontawesome/webfonts/*", "_static/**/*.map", "_static/locales")
+REMOVED_GLOBS = (
+    "_static/vendor/fontawesome/webfonts/*",
+    "_static/**/*.map",
+    "_static/locales",
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -85,7 +96,10 @@ def plain_token_classes(pygments_css: str) -> set[str]:
         if (
             base
             and set(by_scheme) == set(base)
-            and all(rules == [f"color:{base[scheme]}"] for scheme, rules in by_scheme.items())
+            and all(
+                rules == [f"color:{base[scheme]}"]
+                for scheme, rules in by_scheme.items()
+            )
         ):
             plain.add(name)
     return plain
@@ -183,7 +197,9 @@ def purge_css(css: str, used: set[str], prefixes: tuple[str, ...]) -> str:
             out.append(f"{prelude}{{{body}}}")
         else:
             selectors = [
-                s for s in _split_selectors(prelude) if selector_is_used(s, used, prefixes)
+                s
+                for s in _split_selectors(prelude)
+                if selector_is_used(s, used, prefixes)
             ]
             if selectors:
                 out.append(",".join(selectors) + "{" + body + "}")
@@ -240,13 +256,17 @@ def purge_style_sheets(outdir: Path) -> None:
             pristine.parent.mkdir(parents=True, exist_ok=True)
             pristine.write_text(text, encoding="utf-8")
         css, licences = strip_comments(text)
-        path.write_text(MARK + "".join(licences) + purge_css(css, used, prefixes), encoding="utf-8")
+        path.write_text(
+            MARK + "".join(licences) + purge_css(css, used, prefixes), encoding="utf-8"
+        )
 
 
 # --------------------------------------------------------------------------------------------
 # 3. Icon fonts
 
-_PRIVATE_USE = re.compile(r"[\ue000-\uf8ff]|\\(?:f[0-9a-f]{3}|e[0-9a-f]{3})", re.IGNORECASE)
+_PRIVATE_USE = re.compile(
+    r"[\ue000-\uf8ff]|\\(?:f[0-9a-f]{3}|e[0-9a-f]{3})", re.IGNORECASE
+)
 _ICON_RULE = re.compile(r"([^{}]+)\{content:\"([^\"]+)\"\}")
 _ICON_SELECTOR = re.compile(r"^\.(fa-[a-z0-9-]+):(?::)?(?:before|after)$")
 _ICON_CLASS = re.compile(r"\bfa-[a-z0-9-]+")
@@ -296,7 +316,9 @@ def used_codepoints(outdir: Path) -> set[int]:
     names: set[str] = set()
     for path in [*_files(outdir, "*.html"), *_files(outdir / "_static", "*.js")]:
         if "fontawesome" not in path.name:
-            names |= set(_ICON_CLASS.findall(path.read_text(encoding="utf-8", errors="replace")))
+            names |= set(
+                _ICON_CLASS.findall(path.read_text(encoding="utf-8", errors="replace"))
+            )
     for name in names:
         points |= mapping.get(name, set())
     return points
@@ -306,7 +328,9 @@ def _theme_webfonts() -> Path:
     """The theme's own copy of the Font Awesome fonts (the output's copy is deleted)."""
     import pydata_sphinx_theme
 
-    static = Path(pydata_sphinx_theme.__file__).parent / "theme/pydata_sphinx_theme/static"
+    static = (
+        Path(pydata_sphinx_theme.__file__).parent / "theme/pydata_sphinx_theme/static"
+    )
     return static / "vendor/fontawesome/webfonts"
 
 
@@ -367,7 +391,9 @@ def slim(outdir: Path) -> None:
             if slimmed != text:
                 path.write_text(slimmed, encoding="utf-8")
     purge_style_sheets(outdir)
-    header = "/* Font Awesome cut to the glyphs the book uses (_ext/page_weight.py). */\n"
+    header = (
+        "/* Font Awesome cut to the glyphs the book uses (_ext/page_weight.py). */\n"
+    )
     icons = header + subset_icon_fonts(outdir)
     (outdir / "_static" / "posenc-icons.css").write_text(icons, encoding="utf-8")
 

@@ -29,7 +29,16 @@ __all__ = [
 ]
 
 #: Colour cycle (colour-blind safe, Okabe–Ito).
-COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+COLORS = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+)
 
 #: matplotlib rc parameters of every figure in the book.
 #:
@@ -166,7 +175,9 @@ def is_zero(expr: Any) -> bool:
 
     if sp.simplify(expr) == 0:
         return True
-    return sp.simplify(sp.expand_complex(sp.expand(sp.sympify(expr).rewrite(sp.exp)))) == 0
+    return (
+        sp.simplify(sp.expand_complex(sp.expand(sp.sympify(expr).rewrite(sp.exp)))) == 0
+    )
 
 
 def fmt_small(value: float, floor: float = 1e-12) -> str:

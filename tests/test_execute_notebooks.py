@@ -20,12 +20,20 @@ def messy_notebook() -> nbformat.NotebookNode:
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {
         "jupytext": {"cell_metadata_filter": "tags,-all"},
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "kernelspec": {
+            "display_name": "Python 3",
+            "language": "python",
+            "name": "python3",
+        },
         "language_info": {"name": "python", "version": "3.11.7"},
         "widgets": {},
     }
     code = nbformat.v4.new_code_cell("print(1); print(2)", execution_count=1)
-    code.metadata = {"lines_to_next_cell": 2, "tags": ["hide-input"], "execution": {"x": 1}}
+    code.metadata = {
+        "lines_to_next_cell": 2,
+        "tags": ["hide-input"],
+        "execution": {"x": 1},
+    }
     code.outputs = [
         nbformat.v4.new_output("stream", name="stdout", text="1\n"),
         nbformat.v4.new_output("stream", name="stdout", text=["2", "\n"]),
@@ -66,14 +74,19 @@ def test_normalize_only_is_idempotent_and_byte_stable(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_executing_an_unchanged_notebook_twice_gives_the_same_bytes(tmp_path: Path) -> None:
+def test_executing_an_unchanged_notebook_twice_gives_the_same_bytes(
+    tmp_path: Path,
+) -> None:
     pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3"}}
     # A loop that prints in pieces: the kernel sends them as several stream messages.
     source = "import sys\nfor i in range(200):\n    print(i)\n    sys.stdout.flush()"
-    notebook.cells = [nbformat.v4.new_code_cell(source), nbformat.v4.new_code_cell("6 * 7")]
+    notebook.cells = [
+        nbformat.v4.new_code_cell(source),
+        nbformat.v4.new_code_cell("6 * 7"),
+    ]
     path = tmp_path / "n.ipynb"
     nbformat.write(notebook, path)
     assert execute_notebooks.process(path) is True

@@ -12,9 +12,13 @@ HTML = ROOT / "_build" / "html"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PAGES = sorted(HTML.rglob("*.html"))
-CDN = re.compile(r"(cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|unpkg\.com)[^\"']*mathjax", re.I)
+CDN = re.compile(
+    r"(cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|unpkg\.com)[^\"']*mathjax", re.I
+)
 
-pytestmark = pytest.mark.skipif(not HTML.is_dir(), reason="no built book: run `make book` first")
+pytestmark = pytest.mark.skipif(
+    not HTML.is_dir(), reason="no built book: run `make book` first"
+)
 
 
 def test_a_page_per_chapter():
@@ -43,7 +47,9 @@ def test_mathjax_is_loaded_from_the_book_and_present():
 
 def test_only_the_mathjax_the_pages_use_is_shipped():
     # Not the 24 MB package: the loaded components, TeX extensions its autoloader may fetch, fonts.
-    shipped = sum(p.stat().st_size for p in (HTML / "mathjax").rglob("*") if p.is_file())
+    shipped = sum(
+        p.stat().st_size for p in (HTML / "mathjax").rglob("*") if p.is_file()
+    )
     assert shipped < 2_000_000, shipped
     assert not (HTML / "mathjax/es5/tex-mml-chtml.js").exists()
     assert not (HTML / "mathjax/es5/ui/menu.js").exists()
@@ -58,7 +64,9 @@ def test_no_page_loads_fontawesome_js_or_a_search_index_it_does_not_use():
         if page.name != "search.html":
             assert "searchindex.js" not in text, page
     assert not (HTML / "_static/scripts/fontawesome.js").exists()
-    assert not list((HTML / "_static").rglob("*.woff2")), "full Font Awesome fonts shipped"
+    assert not list((HTML / "_static").rglob("*.woff2")), (
+        "full Font Awesome fonts shipped"
+    )
 
 
 _LABEL = re.compile(
@@ -74,12 +82,18 @@ def test_citations_print_the_label_of_the_reference_they_link_to():
     labels = dict(_LABEL.findall((HTML / "book/references.html").read_text()))
     assert len(labels) >= 30, labels
     assert len(set(labels.values())) == len(labels), "two references share a label"
-    assert all(re.search(r", (\d{4}|n\.d\.)", label) for label in labels.values()), labels
+    assert all(re.search(r", (\d{4}|n\.d\.)", label) for label in labels.values()), (
+        labels
+    )
     cited = 0
     for page in PAGES:
         for target, text in _CITATION.findall(page.read_text()):
             cited += 1
-            assert re.sub(r"<[^>]+>", "", text) == labels[target], (page.name, target, text)
+            assert re.sub(r"<[^>]+>", "", text) == labels[target], (
+                page.name,
+                target,
+                text,
+            )
     assert cited > 100
 
 

@@ -27,7 +27,9 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 @pytest.fixture(scope="session")
 def chromium() -> str:
     """The Chromium executable; skip when it or Playwright is missing."""
-    pytest.importorskip("playwright", reason="playwright not installed (requirements/browser.txt)")
+    pytest.importorskip(
+        "playwright", reason="playwright not installed (requirements/browser.txt)"
+    )
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
     return CHROMIUM
@@ -58,7 +60,9 @@ def png(width: int, height: int, dpi: float | None = None, **texts: str) -> byte
         extra += chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1))
     for key, value in texts.items():
         name = "posenc:" + key.replace("_", "-")
-        extra += chunk(b"tEXt", name.encode("latin-1") + b"\0" + value.encode("latin-1"))
+        extra += chunk(
+            b"tEXt", name.encode("latin-1") + b"\0" + value.encode("latin-1")
+        )
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
@@ -74,7 +78,10 @@ def _assemble(name: str, destination: Path, mathjax: Path) -> Path:
     (site / "mathjax").symlink_to(mathjax, target_is_directory=True)
     static = site / "_static"
     static.mkdir(exist_ok=True)
-    for path in [*(REPO / "_static").glob("posenc.*"), FIXTURES / "shared" / "frame.js"]:
+    for path in [
+        *(REPO / "_static").glob("posenc.*"),
+        FIXTURES / "shared" / "frame.js",
+    ]:
         shutil.copy(path, static / path.name)
     (site / "_images").mkdir(exist_ok=True)
     if name == "broken":
@@ -83,7 +90,9 @@ def _assemble(name: str, destination: Path, mathjax: Path) -> Path:
         small = png(640, 320, dpi=180, min_text_pt="7")  # 7 pt at 2x: 8.75 px shown
         (site / "_images" / "small-text.png").write_bytes(small)
     else:  # the book's format: 2x PNG, smallest text 10 pt, shown at half its pixels
-        (site / "_images" / "plot.png").write_bytes(png(640, 320, dpi=180, min_text_pt="10"))
+        (site / "_images" / "plot.png").write_bytes(
+            png(640, 320, dpi=180, min_text_pt="10")
+        )
     return site
 
 

@@ -236,7 +236,9 @@ class Report:
                 lines.append(f"  {page}: [{kind}] ... and {count - limit} more")
         slowest = sorted(self.page_seconds.items(), key=lambda item: -item[1])[:3]
         if slowest:
-            lines.append("slowest: " + ", ".join(f"{page} {sec:.1f} s" for page, sec in slowest))
+            lines.append(
+                "slowest: " + ", ".join(f"{page} {sec:.1f} s" for page, sec in slowest)
+            )
         return "\n".join(lines)
 
 
@@ -259,7 +261,9 @@ class _PageParser(HTMLParser):
         if tag == "a" and "name" in values:
             self.ids.add(values["name"])
         if tag == "meta" and values.get("http-equiv", "").lower() == "refresh":
-            match = re.search(r"url\s*=\s*(\S+)", values.get("content", ""), re.IGNORECASE)
+            match = re.search(
+                r"url\s*=\s*(\S+)", values.get("content", ""), re.IGNORECASE
+            )
             if match:
                 self.refresh = match.group(1).strip("'\"")
 
@@ -324,7 +328,9 @@ def check_links(
         fragment = unquote(fragment)
         ids = _parse(target).ids | (live_ids if target == own_file else set())
         if fragment and target.suffix == ".html" and fragment not in ids:
-            problems.append(Problem(page, "broken-anchor", f"{shown}: no id {fragment!r}"))
+            problems.append(
+                Problem(page, "broken-anchor", f"{shown}: no id {fragment!r}")
+            )
     return problems
 
 
@@ -470,7 +476,9 @@ def _raw_tex(texts: list[str], limit: int = 5) -> list[str]:
     return found
 
 
-def _colab_problem(page: str, hrefs: list[str], repository_url: str | None) -> Problem | None:
+def _colab_problem(
+    page: str, hrefs: list[str], repository_url: str | None
+) -> Problem | None:
     name = Path(page).stem
     if repository_url:
         repo = urlsplit(repository_url.rstrip("/").removesuffix(".git")).path.strip("/")
@@ -486,9 +494,13 @@ def _colab_problem(page: str, hrefs: list[str], repository_url: str | None) -> P
     )
     if any(pattern.match(href) for href in hrefs):
         return None
-    expected = f"colab.research.google.com/github/{repo if repository_url else 'OWNER/REPO'}"
+    expected = (
+        f"colab.research.google.com/github/{repo if repository_url else 'OWNER/REPO'}"
+    )
     return Problem(
-        page, "missing-colab-link", f"no link to {expected}/blob/BRANCH/notebooks/{name}.ipynb"
+        page,
+        "missing-colab-link",
+        f"no link to {expected}/blob/BRANCH/notebooks/{name}.ipynb",
     )
 
 
@@ -598,7 +610,9 @@ def figure_text_problem(
         return None  # reported as missing-image / http-error
     shown = figure["shownWidth"]
     scale = shown / figure["naturalWidth"] if figure["naturalWidth"] else 1.0
-    size = f"{figure['naturalWidth']}x{figure['naturalHeight']} px shown at {scale:.2f}x"
+    size = (
+        f"{figure['naturalWidth']}x{figure['naturalHeight']} px shown at {scale:.2f}x"
+    )
     if path.suffix.lower() == ".svg":
         width, sizes = svg_text_sizes(path.read_text(encoding="utf-8"))
         if not sizes or not width:
@@ -618,9 +632,8 @@ def figure_text_problem(
     else:
         return f"{where}: raster figure ({size}): its text size cannot be measured"
     if smallest < minimum - 0.05:
-        return (
-            f"{where}: smallest text {smallest:.1f} px as shown ({detail}); at least {minimum:g} px"
-        )
+        limit = f"at least {minimum:g} px"
+        return f"{where}: smallest text {smallest:.1f} px as shown ({detail}); {limit}"
     return None
 
 
@@ -657,7 +670,9 @@ _COUNT_VISIBLE = """
 """
 _VISIBLE_LINKS_JS = _COUNT_VISIBLE
 # Resolves once the count is (or is not) zero, as asked; polled each frame.
-_WAIT_LINKS_JS = "([selector, shown]) => ((" + _COUNT_VISIBLE + ")(selector) > 0) === shown"
+_WAIT_LINKS_JS = (
+    "([selector, shown]) => ((" + _COUNT_VISIBLE + ")(selector) > 0) === shown"
+)
 
 CHAPTER_LINKS = ".bd-docs-nav a[href]"
 CONTENTS_LINKS = "#pst-page-toc-nav a[href]"
@@ -702,7 +717,9 @@ def check_navigation(page, where: str) -> list[tuple[str, str]]:  # type: ignore
         found.append(("nav-menu", f"no visible ☰ button ({MENU_BUTTON}) {where}"))
     elif not listed:
         if not _becomes(page, CHAPTER_LINKS, True):
-            found.append(("nav-menu", f"a tap on ☰ {where} does not show the chapter list"))
+            found.append(
+                ("nav-menu", f"a tap on ☰ {where} does not show the chapter list")
+            )
         page.keyboard.press("Escape")
         _becomes(page, CHAPTER_LINKS, False)
     elif not _becomes(page, CHAPTER_LINKS, False):
@@ -710,16 +727,22 @@ def check_navigation(page, where: str) -> list[tuple[str, str]]:  # type: ignore
     else:
         _tap(page, MENU_BUTTON)
         if not _becomes(page, CHAPTER_LINKS, True):
-            found.append(("nav-menu", f"a second tap on ☰ {where} does not bring it back"))
+            found.append(
+                ("nav-menu", f"a second tap on ☰ {where} does not bring it back")
+            )
     if visible(CONTENTS_LINKS):
         return found  # the page contents show beside the text
     if page.evaluate(_FIND_BUTTON_JS, CONTENTS_BUTTON) is not None:
         _tap(page, CONTENTS_BUTTON)
         if not _becomes(page, CONTENTS_LINKS, True):
-            found.append(("nav-contents", f"a tap on the contents button {where} shows nothing"))
+            found.append(
+                ("nav-contents", f"a tap on the contents button {where} shows nothing")
+            )
         page.keyboard.press("Escape")
     elif page.query_selector(CONTENTS_LINKS) is not None:
-        found.append(("nav-contents", f"the page contents are hidden, with no button {where}"))
+        found.append(
+            ("nav-contents", f"the page contents are hidden, with no button {where}")
+        )
     return found
 
 
@@ -782,7 +805,9 @@ def check_site(
         paths = [p for p in paths if _page_name(html_dir, p) in wanted]
         missing = wanted - {_page_name(html_dir, p) for p in paths}
         if missing:
-            raise FileNotFoundError(f"pages: not found under {html_dir}: {sorted(missing)}")
+            raise FileNotFoundError(
+                f"pages: not found under {html_dir}: {sorted(missing)}"
+            )
 
     seen_problems: set[Problem] = set()
     current: dict[str, object] = {"page": "", "requests": set()}
@@ -811,7 +836,9 @@ def check_site(
             if refresh is not None:
                 current["page"] = name
                 url = urljoin(base_url, name)
-                for problem in check_links(html_dir, name, url, [urljoin(url, refresh)]):
+                for problem in check_links(
+                    html_dir, name, url, [urljoin(url, refresh)]
+                ):
                     record(problem.kind, problem.detail)
         for viewport in viewports:
             # A fresh context per width: every page is a reader's first visit (routing every
@@ -832,7 +859,10 @@ def check_site(
                 if parts.scheme in ("http", "https", "ws", "wss") and (
                     (parts.hostname or "") not in LOCAL_HOSTS
                 ):
-                    record("external-request", f"{request.resource_type} {request.url} (blocked)")
+                    record(
+                        "external-request",
+                        f"{request.resource_type} {request.url} (blocked)",
+                    )
                     route_.abort("blockedbyclient")
                 else:
                     if parts.path != "/favicon.ico":  # the browser's own request
@@ -855,7 +885,8 @@ def check_site(
                 "response",
                 lambda response: (
                     record("http-error", f"{response.status} {response.url}")
-                    if response.status >= 400 and not response.url.endswith("/favicon.ico")
+                    if response.status >= 400
+                    and not response.url.endswith("/favicon.ico")
                     else None
                 ),
             )
@@ -871,7 +902,9 @@ def check_site(
                     page.goto(urljoin(base_url, name), wait_until="load")
                     settled = page.evaluate(_SETTLE_JS, PAGE_TIMEOUT_MS)
                     seen = page.evaluate(_INSPECT_JS)
-                    _content_checks(html_dir, name, page.url, settled, seen, repository_url, record)
+                    _content_checks(
+                        html_dir, name, page.url, settled, seen, repository_url, record
+                    )
                     for scheme in SCHEMES:
                         where = f"at {viewport.name(scheme)}"
                         if scheme != "light":
@@ -891,14 +924,19 @@ def check_site(
                                 if problem:
                                     record("figure-text", f"{problem} ({where})")
                         if shot_dir is not None:
-                            suffix = f"-{viewport.width}" + ("" if scheme == "light" else "-dark")
+                            suffix = f"-{viewport.width}" + (
+                                "" if scheme == "light" else "-dark"
+                            )
                             shot = shot_dir / (
-                                name.removesuffix(".html").replace("/", "-") + suffix + ".png"
+                                name.removesuffix(".html").replace("/", "-")
+                                + suffix
+                                + ".png"
                             )
                             # Chapters whole in light; the first screen otherwise.
                             page.screenshot(
                                 path=str(shot),
-                                full_page=scheme == "light" and name.startswith("notebooks/"),
+                                full_page=scheme == "light"
+                                and name.startswith("notebooks/"),
                                 timeout=SCREENSHOT_TIMEOUT_MS,
                             )
                             report.screenshots.append(shot)
@@ -918,7 +956,9 @@ def check_site(
                         "page-weight",
                         f"first visit at {viewport.width} px: {weight / 1e6:.2f} MB before "
                         f"figures (limit {limit / 1e6:.2f} MB); largest: "
-                        + ", ".join(f"{part} {size / 1e3:.0f} kB" for part, size in parts),
+                        + ", ".join(
+                            f"{part} {size / 1e3:.0f} kB" for part, size in parts
+                        ),
                     )
                 # Events (console, failed requests) that arrive while leaving a page belong to it.
                 page.goto("about:blank")
@@ -936,7 +976,9 @@ def page_weight(html_dir: Path, requested: set[str]) -> int:
     return sum(size for _, size in _parts(html_dir, requested))
 
 
-def largest_parts(html_dir: Path, requested: set[str], count: int = 4) -> list[tuple[str, int]]:
+def largest_parts(
+    html_dir: Path, requested: set[str], count: int = 4
+) -> list[tuple[str, int]]:
     return sorted(_parts(html_dir, requested), key=lambda item: -item[1])[:count]
 
 
@@ -977,7 +1019,9 @@ def _content_checks(
             record("missing-image", f"img src={image['src']!r} did not load")
         elif not image["complete"]:
             record("missing-image", f"img src={image['src']!r} still loading")
-    for problem in check_links(html_dir, name, page_url, seen["hrefs"], set(seen["ids"])):
+    for problem in check_links(
+        html_dir, name, page_url, seen["hrefs"], set(seen["ids"])
+    ):
         record(problem.kind, problem.detail)
     if name.startswith("notebooks/"):
         problem = _colab_problem(name, seen["hrefs"], repository_url)
@@ -1050,17 +1094,25 @@ def repository_url_from_config(config: Path) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("html_dir", type=Path, help="the built book, e.g. _build/html")
-    parser.add_argument("--screenshots", type=Path, help="folder for full-page screenshots")
+    parser.add_argument(
+        "--screenshots", type=Path, help="folder for full-page screenshots"
+    )
     parser.add_argument("--repository-url", help="repository.url of _config.yml")
-    parser.add_argument("--config", type=Path, help="read --repository-url from this _config.yml")
-    parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="Chromium executable")
+    parser.add_argument(
+        "--config", type=Path, help="read --repository-url from this _config.yml"
+    )
+    parser.add_argument(
+        "--chromium", default=DEFAULT_CHROMIUM, help="Chromium executable"
+    )
     parser.add_argument(
         "--page",
         action="append",
         dest="pages",
         help="check only this page (repeatable), e.g. notebooks/05_long_range_decay.html",
     )
-    parser.add_argument("--all", action="store_true", help="list every problem (default: 6 a kind)")
+    parser.add_argument(
+        "--all", action="store_true", help="list every problem (default: 6 a kind)"
+    )
     args = parser.parse_args(argv)
     repository_url = args.repository_url
     if repository_url is None and args.config is not None:
