@@ -5,7 +5,25 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
-MATHJAX := _extra/mathjax/es5/tex-mml-chtml.js
+# The pinned set-up (requirements/lock.txt: its numpy, matplotlib, contourpy, ipykernel and
+# sphinx-book-theme require Python >= 3.11) installs on Python 3.11 to 3.13; CI and the README's
+# timings use 3.11. `make PYTHON=python3.12` picks another interpreter.
+PY_MIN := 3.11
+PY_MAX := 3.13
+PY_SUPPORTED = import sys; v = sys.version_info[:2]; sys.exit(not ($(subst .,$(comma),($(PY_MIN))) <= v <= $(subst .,$(comma),($(PY_MAX)))))
+comma := ,
+# torch: the CPU build (about 190 MB) from PyTorch's CPU index, instead of the build with CUDA
+# (several GB) that PyPI serves on Linux. Where that index cannot be reached (a mirror, an
+# offline wheel cache, this project's CI, which has the CPU wheel on disk), torch comes from
+# pip's configured index instead, with a warning. `make TORCH_INDEX=` skips the CPU index.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_PIN := $(shell grep -m1 '^torch==' requirements/lock.txt)
+# MathJax: only the components the book loads (mathjax3_config in _config.yml), the TeX
+# extensions its autoloader may fetch, and the CommonHTML fonts; not the 24 MB package.
+MATHJAX_DIR := _extra/mathjax/es5
+MATHJAX := $(MATHJAX_DIR)/startup.js
+MATHJAX_FILES := startup.js core.js input/tex.js input/tex/extensions output/chtml.js \
+	output/chtml/fonts/tex.js output/chtml/fonts/woff-v2 a11y/assistive-mml.js
 NB ?= notebooks/*.ipynb
 JB_FLAGS := -W -n --keep-going
 
@@ -14,19 +32,38 @@ JB_FLAGS := -W -n --keep-going
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-$(STAMP): requirements/lock.txt requirements/conventions.txt pyproject.toml
+# Everything `make test` uses is installed here, so that after `make book` the tests need no
+# network: the pinned packages, the test-only packages of the conventions tests
+# (requirements/conventions.txt), Playwright (the browser check), the library (editable).
+$(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browser.txt pyproject.toml
+	@if ! $(PYTHON) -c '$(PY_SUPPORTED)' 2>/dev/null; then \
+	  echo "make: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '(not found)');" \
+	    "the pinned set-up needs Python $(PY_MIN) to $(PY_MAX): run e.g. make PYTHON=python$(PY_MIN) $(MAKECMDGOALS)" >&2; \
+	  exit 1; fi
+	@if [ -e $(VENV) ] && ! $(PY) -c '$(PY_SUPPORTED)' 2>/dev/null; then \
+	  echo "make: $(VENV) was made by an unsupported or missing Python; making it again with $(PYTHON)"; \
+	  rm -rf $(VENV); fi
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip==25.3"
-	$(PY) -m pip install --quiet -r requirements/lock.txt -r requirements/conventions.txt
+	@if [ -z "$(TORCH_INDEX)" ]; then :; \
+	elif $(PY) -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=15)' "$(TORCH_INDEX)/torch/" 2>/dev/null; then \
+	  echo "torch: the CPU build from $(TORCH_INDEX)"; \
+	  $(PY) -m pip install --quiet --no-deps --index-url "$(TORCH_INDEX)" "$(TORCH_PIN)"; \
+	else \
+	  echo "torch: $(TORCH_INDEX) cannot be reached; torch comes from pip's own index (on Linux, PyPI's" \
+	    "build with CUDA, several GB, unless a CPU wheel is on hand). Set TORCH_INDEX to a reachable CPU index, or TORCH_INDEX= to skip this." >&2; \
+	fi
+	$(PY) -m pip install --quiet -r requirements/lock.txt -r requirements/conventions.txt \
+		-r requirements/browser.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-venv: $(STAMP)  ## create .venv with the pinned dependencies and the library (editable)
+venv: $(STAMP)  ## create .venv with the pinned dependencies, Playwright and the library (editable)
 
-$(MATHJAX): package.json package-lock.json
+$(MATHJAX): package.json package-lock.json Makefile
 	npm ci --no-audit --no-fund --loglevel=error
-	rm -rf _extra/mathjax && mkdir -p _extra/mathjax
-	cp -r node_modules/mathjax/es5 _extra/mathjax/es5
+	rm -rf _extra/mathjax && mkdir -p $(MATHJAX_DIR)
+	cd node_modules/mathjax/es5 && cp -r --parents $(MATHJAX_FILES) $(CURDIR)/$(MATHJAX_DIR)/
 	touch $(MATHJAX)
 
 # What the book reads: every file except build outputs, environments, caches and the folders
@@ -99,15 +136,10 @@ clean:  ## remove the build, the venv and the assets
 # ---- Reader-side checks: the book in a real browser, the notebooks in a Colab-like environment,
 # ---- the library against the oldest dependencies it claims.
 CHROMIUM ?= /usr/bin/chromium
-BROWSER_STAMP := $(VENV)/.browser-installed
 
 .PHONY: check-html test-browser check-colab check-oldest
 
-$(BROWSER_STAMP): requirements/browser.txt $(STAMP)
-	$(PY) -m pip install --quiet -r requirements/browser.txt
-	touch $(BROWSER_STAMP)
-
-check-html: book $(BROWSER_STAMP)  ## open every page of _build/html in headless Chromium (screenshots: _build/screenshots)
+check-html: book  ## open every page of _build/html in headless Chromium at 390 and 1400 px, light and dark (screenshots: _build/screenshots)
 	CHROMIUM=$(CHROMIUM) BOOK_HTML_DIR=_build/html SCREENSHOTS_DIR=_build/screenshots \
 		$(BIN)/pytest -q -p no:cacheprovider tests/browser
 

@@ -20,5 +20,7 @@ _NEEDS = {
 }
 
 collect_ignore = [
-    path for path, package in _NEEDS.items() if importlib.util.find_spec(package) is None
+    path
+    for path, package in _NEEDS.items()
+    if importlib.util.find_spec(package) is None
 ]

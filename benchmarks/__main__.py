@@ -30,7 +30,9 @@ def discover() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="run only these (e.g. kernel tables)")
-    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes, for a smoke test"
+    )
     parser.add_argument(
         "--output-dir",
         type=Path,
@@ -40,9 +42,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     modules = discover()
     if args.names:
-        unknown = sorted(set(args.names) - {name.removeprefix("bench_") for name in modules})
+        unknown = sorted(
+            set(args.names) - {name.removeprefix("bench_") for name in modules}
+        )
         if unknown:
-            parser.error(f"unknown benchmark(s) {unknown}; known: {[m[6:] for m in modules]}")
+            parser.error(
+                f"unknown benchmark(s) {unknown}; known: {[m[6:] for m in modules]}"
+            )
         modules = [m for m in modules if m.removeprefix("bench_") in args.names]
     planned = []  # (name, module, its checked options): nothing runs until all are checked
     for name in modules:
@@ -67,9 +73,14 @@ def main(argv: list[str] | None = None) -> int:
             print(flush=True)
     except KeyboardInterrupt:
         kept = f"kept {', '.join(written)}" if written else "nothing written"
-        print(f"{PROG}: interrupted in {name} ({kept}; {name} wrote nothing)", file=sys.stderr)
+        print(
+            f"{PROG}: interrupted in {name} ({kept}; {name} wrote nothing)",
+            file=sys.stderr,
+        )
         return 130
-    print(f"ran {len(planned)} benchmark module(s) in {time.perf_counter() - started:.0f} s")
+    print(
+        f"ran {len(planned)} benchmark module(s) in {time.perf_counter() - started:.0f} s"
+    )
     return 0
 
 

@@ -22,7 +22,11 @@ def hardware(**extra: object) -> dict[str, object]:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:
             model = next(
-                (line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")),
+                (
+                    line.split(":", 1)[1].strip()
+                    for line in handle
+                    if line.startswith("model name")
+                ),
                 model,
             )
     except OSError:  # pragma: no cover - not Linux

@@ -69,7 +69,9 @@ def timed(func: Callable[..., np.ndarray], *args) -> tuple[np.ndarray, float, fl
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def traced(func: Callable[..., np.ndarray], *args) -> tuple[np.ndarray, float, float, int]:
+def traced(
+    func: Callable[..., np.ndarray], *args
+) -> tuple[np.ndarray, float, float, int]:
     """Run ``func(*args)`` under tracemalloc: (result, wall s, CPU s, peak bytes allocated)."""
     tracemalloc.start()
     tracemalloc.reset_peak()
@@ -90,15 +92,21 @@ def reference_errors(values: np.ndarray, delta: np.ndarray) -> float:
         for offset in CHECK_OFFSETS:
             if offset >= delta.size:
                 continue
-            ref = mpmath.fsum(mpmath.cos(mpmath.mpf(offset) * t) for t in thetas) / (DIM // 2)
+            ref = mpmath.fsum(mpmath.cos(mpmath.mpf(offset) * t) for t in thetas) / (
+                DIM // 2
+            )
             worst = max(worst, abs(float(values[int(offset)]) - float(ref)))
     return worst
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     """The options of ``argv``, checked (``--output``'s folder writable) before any work."""
-    parser = argparse.ArgumentParser(prog="bench_kernel", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help=f"{QUICK_OFFSETS} offsets (smoke)")
+    parser = argparse.ArgumentParser(
+        prog="bench_kernel", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help=f"{QUICK_OFFSETS} offsets (smoke)"
+    )
     return parse_args(parser, argv, RESULTS)
 
 
@@ -122,7 +130,9 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     chunked_funcs = {"posenc_lib": library, "numpy_chunked": numpy_chunked}
     for func in chunked_funcs.values():
         func(delta[:1000], DIM, BASE)  # warm-up: frequencies cached, code paths loaded
-    runs: dict[str, list[tuple[np.ndarray, float, float]]] = {name: [] for name in chunked_funcs}
+    runs: dict[str, list[tuple[np.ndarray, float, float]]] = {
+        name: [] for name in chunked_funcs
+    }
     for _ in range(REPEATS):  # interleaved, so that a change of load hits both alike
         for name, func in chunked_funcs.items():
             runs[name].append(timed(func, delta, DIM, BASE))
@@ -148,7 +158,11 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     for name, entry in entries.items():
         entry["max_abs_error_vs_mpmath"] = reference_errors(values[name], delta)
 
-    lib, outer, chunked = entries["posenc_lib"], entries["numpy_outer"], entries["numpy_chunked"]
+    lib, outer, chunked = (
+        entries["posenc_lib"],
+        entries["numpy_outer"],
+        entries["numpy_chunked"],
+    )
     result = {
         "benchmark": "bench_kernel",
         "hardware": info,
@@ -157,14 +171,20 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             "n_offsets": n,
             "dim": DIM,
             "base": BASE,
-            "repeats": {"posenc_lib": REPEATS, "numpy_chunked": REPEATS, "numpy_outer": 1},
+            "repeats": {
+                "posenc_lib": REPEATS,
+                "numpy_chunked": REPEATS,
+                "numpy_outer": 1,
+            },
             "statistic": "median of the repeats (wall and CPU time separately)",
         },
         **entries,
         "speedup_numpy_outer_over_posenc_lib": outer["wall_s"] / lib["wall_s"],
         "cpu_ratio_numpy_outer_over_posenc_lib": outer["cpu_s"] / lib["cpu_s"],
-        "memory_ratio_numpy_outer_over_posenc_lib": outer["peak_bytes"] / max(lib["peak_bytes"], 1),
-        "cost_of_exact_reduction_posenc_lib_over_numpy_chunked": lib["wall_s"] / chunked["wall_s"],
+        "memory_ratio_numpy_outer_over_posenc_lib": outer["peak_bytes"]
+        / max(lib["peak_bytes"], 1),
+        "cost_of_exact_reduction_posenc_lib_over_numpy_chunked": lib["wall_s"]
+        / chunked["wall_s"],
         "cpu_cost_of_exact_reduction": lib["cpu_s"] / chunked["cpu_s"],
         "max_abs_difference_posenc_lib_vs_numpy_outer": float(
             np.max(np.abs(values["posenc_lib"] - values["numpy_outer"]))

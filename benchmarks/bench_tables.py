@@ -43,7 +43,13 @@ from pathlib import Path
 import numpy as np
 
 import posenc_lib as pe
-from benchmarks._common import command_line, hardware, load_average, parse_args, write_results
+from benchmarks._common import (
+    command_line,
+    hardware,
+    load_average,
+    parse_args,
+    write_results,
+)
 from posenc_lib import angle_addition
 from posenc_lib.high_precision import reference_entries
 
@@ -54,7 +60,9 @@ TARGET_SIZE = (32768, 1024)
 TARGETS = {"textbook_numpy": 10.0, "pytorch_tutorial": 3.0, "fill_floor_within": 5.0}
 #: Where a full run writes its results: the package data of the checkout's ``posenc_lib`` (not of
 #: an installed copy), shipped in the wheel and read by chapter 8 with importlib.resources.
-RESULTS = Path(__file__).resolve().parent.parent / "posenc_lib" / "data" / "bench_tables.json"
+RESULTS = (
+    Path(__file__).resolve().parent.parent / "posenc_lib" / "data" / "bench_tables.json"
+)
 #: Sampled entries per size for the accuracy column (mpmath reference).
 ACCURACY_SAMPLES = 600
 
@@ -78,7 +86,9 @@ def textbook_numpy_lowp(max_len: int, d_model: int, dtype: str) -> np.ndarray:
     """The textbook numpy code written with ``dtype`` throughout (angles in that dtype)."""
     pe_ = np.zeros((max_len, d_model), dtype=dtype)
     position = np.arange(0, max_len, dtype=dtype)[:, np.newaxis]
-    div_term = np.exp(np.arange(0, d_model, 2, dtype=dtype) * -(np.log(10000.0) / d_model))
+    div_term = np.exp(
+        np.arange(0, d_model, 2, dtype=dtype) * -(np.log(10000.0) / d_model)
+    )
     div_term = div_term.astype(dtype)
     pe_[:, 0::2] = np.sin(position * div_term)
     pe_[:, 1::2] = np.cos(position * div_term)
@@ -91,7 +101,9 @@ def pytorch_tutorial(max_len: int, d_model: int, dtype: str):
 
     tdtype = getattr(torch, dtype)
     position = torch.arange(max_len, dtype=tdtype).unsqueeze(1)
-    div_term = torch.exp(torch.arange(0, d_model, 2, dtype=tdtype) * (-math.log(10000.0) / d_model))
+    div_term = torch.exp(
+        torch.arange(0, d_model, 2, dtype=tdtype) * (-math.log(10000.0) / d_model)
+    )
     pe_ = torch.zeros(max_len, d_model, dtype=tdtype)
     pe_[:, 0::2] = torch.sin(position * div_term)
     pe_[:, 1::2] = torch.cos(position * div_term)
@@ -210,13 +222,19 @@ def torch_info() -> dict[str, object]:
 # ---------------------------------------------------------------------------------------------
 
 
-def bench_generation(sizes, min_repeats: int, max_repeats: int, budget_s: float) -> list[dict]:
+def bench_generation(
+    sizes, min_repeats: int, max_repeats: int, budget_s: float
+) -> list[dict]:
     rows = []
     rng = np.random.default_rng(0)
     for length, dim in sizes:
-        sample_rows = np.concatenate([[length - 1], rng.integers(0, length, ACCURACY_SAMPLES - 1)])
+        sample_rows = np.concatenate(
+            [[length - 1], rng.integers(0, length, ACCURACY_SAMPLES - 1)]
+        )
         sample_pairs = rng.integers(0, dim // 2, ACCURACY_SAMPLES)
-        ref_sin, ref_cos = reference_entries(sample_rows.astype(float), sample_pairs, dim)
+        ref_sin, ref_cos = reference_entries(
+            sample_rows.astype(float), sample_pairs, dim
+        )
         for dtype in DTYPES:
             calls, warm, info = {}, {}, {}
             for name, impl in IMPLEMENTATIONS.items():
@@ -233,11 +251,18 @@ def bench_generation(sizes, min_repeats: int, max_repeats: int, budget_s: float)
                     error = None
                 else:
                     array = to_numpy(table)
-                    assert array.shape == (length, dim) and array.dtype == np.dtype(dtype)
+                    assert array.shape == (length, dim) and array.dtype == np.dtype(
+                        dtype
+                    )
                     got_sin = array[sample_rows, 2 * sample_pairs].astype(np.float64)
-                    got_cos = array[sample_rows, 2 * sample_pairs + 1].astype(np.float64)
+                    got_cos = array[sample_rows, 2 * sample_pairs + 1].astype(
+                        np.float64
+                    )
                     error = float(
-                        max(np.abs(got_sin - ref_sin).max(), np.abs(got_cos - ref_cos).max())
+                        max(
+                            np.abs(got_sin - ref_sin).max(),
+                            np.abs(got_cos - ref_cos).max(),
+                        )
                     )
                 del table
                 calls[name] = call
@@ -289,9 +314,16 @@ def ratios(rows: list[dict]) -> list[dict]:
 
 def targets(ratio_rows: list[dict], rows: list[dict]) -> dict[str, object]:
     length, dim = TARGET_SIZE
-    found = [r for r in ratio_rows if (r["L"], r["d"], r["dtype"]) == (length, dim, "float32")]
+    found = [
+        r
+        for r in ratio_rows
+        if (r["L"], r["d"], r["dtype"]) == (length, dim, "float32")
+    ]
     if not found:
-        return {"evaluated": False, "reason": f"size {TARGET_SIZE} not benchmarked in this run"}
+        return {
+            "evaluated": False,
+            "reason": f"size {TARGET_SIZE} not benchmarked in this run",
+        }
     r = found[0]
     ours = next(
         x
@@ -322,7 +354,12 @@ def targets(ratio_rows: list[dict], rows: list[dict]) -> dict[str, object]:
             check["met"] = bool(check["measured"] >= check["target_at_least"])
         else:
             check["met"] = bool(check["measured"] <= check["target_at_most"])
-    return {"evaluated": True, "size": list(TARGET_SIZE), "dtype": "float32", "checks": checks}
+    return {
+        "evaluated": True,
+        "size": list(TARGET_SIZE),
+        "dtype": "float32",
+        "checks": checks,
+    }
 
 
 def bench_module(quick: bool) -> dict[str, object]:
@@ -336,7 +373,9 @@ def bench_module(quick: bool) -> dict[str, object]:
     batch, length, dim = (2, 64, 32) if quick else (8, 512, 512)
     torch.manual_seed(0)
     x = torch.randn(batch, length, dim)
-    module = SinusoidalPositionalEncoding(dim, initial_length=2 * length, batch_first=True)
+    module = SinusoidalPositionalEncoding(
+        dim, initial_length=2 * length, batch_first=True
+    )
     buffer = module.table.clone()
     with torch.no_grad():
         assert torch.equal(module(x), x + buffer[:length])
@@ -379,12 +418,18 @@ def print_table(ratio_rows: list[dict], target: dict, module: dict) -> None:
         ("direct_float64_over_posenc_lib", "direct-f64"),
         ("posenc_lib_over_fill_floor", "ours/fill"),
     ]
-    print("\nSpeed-up of posenc_lib.sinusoidal (other's median / ours) and ours / fill floor:")
-    header = f"{'L':>7} {'d':>5} {'dtype':<8}" + "".join(f"{label:>16}" for _, label in columns)
+    print(
+        "\nSpeed-up of posenc_lib.sinusoidal (other's median / ours) and ours / fill floor:"
+    )
+    header = f"{'L':>7} {'d':>5} {'dtype':<8}" + "".join(
+        f"{label:>16}" for _, label in columns
+    )
     print(header)
     print("-" * len(header))
     for r in ratio_rows:
-        cells = "".join(f"{r[key]:>15.1f}x" if key in r else f"{'-':>16}" for key, _ in columns)
+        cells = "".join(
+            f"{r[key]:>15.1f}x" if key in r else f"{'-':>16}" for key, _ in columns
+        )
         print(f"{r['L']:>7} {r['d']:>5} {r['dtype']:<8}{cells}")
     if target.get("evaluated"):
         print(f"\nTargets at {target['size'][0]} x {target['size'][1]} float32:")
@@ -392,7 +437,9 @@ def print_table(ratio_rows: list[dict], target: dict, module: dict) -> None:
             bound = check.get("target_at_least", check.get("target_at_most"))
             sense = ">=" if "target_at_least" in check else "<="
             status = "met" if check["met"] else "NOT MET"
-            print(f"  {name:<26} {check['measured']:.3g} (target {sense} {bound:g}): {status}")
+            print(
+                f"  {name:<26} {check['measured']:.3g} (target {sense} {bound:g}): {status}"
+            )
     if module.get("evaluated"):
         print(
             f"\nSinusoidalPositionalEncoding forward {module['module_forward_median_s'] * 1e6:.1f}"
@@ -403,8 +450,12 @@ def print_table(ratio_rows: list[dict], target: dict, module: dict) -> None:
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     """The options of ``argv``, checked (``--output``'s folder writable) before any work."""
-    parser = argparse.ArgumentParser(prog="bench_tables", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats (smoke)")
+    parser = argparse.ArgumentParser(
+        prog="bench_tables", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes, few repeats (smoke)"
+    )
     return parse_args(parser, argv, RESULTS)
 
 

@@ -31,9 +31,13 @@ def writable_output_path(path: str | os.PathLike[str]) -> Path:
     except FileExistsError:
         raise ValueError(f"cannot write {path}: {folder} is not a folder") from None
     except OSError as exc:
-        raise ValueError(f"cannot create the folder {folder}: {exc.strerror or exc}") from None
+        raise ValueError(
+            f"cannot create the folder {folder}: {exc.strerror or exc}"
+        ) from None
     try:
-        handle, probe = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".probe")
+        handle, probe = tempfile.mkstemp(
+            dir=folder, prefix=f".{path.name}.", suffix=".probe"
+        )
     except OSError as exc:
         raise ValueError(f"cannot write in {folder}: {exc.strerror or exc}") from None
     os.close(handle)
@@ -56,8 +60,12 @@ def write_json_atomic(data: object, path: str | os.PathLike[str]) -> Path:
     plain ``open`` would give it (``0o666`` less the umask).
     """
     path = Path(path)
-    text = json.dumps(data, indent=1) + "\n"  # before any file exists: a TypeError leaves none
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    text = (
+        json.dumps(data, indent=1) + "\n"
+    )  # before any file exists: a TypeError leaves none
+    handle, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)

@@ -180,7 +180,11 @@ def check_rng(rng: object) -> np.random.Generator:
     """``rng`` if it is a ``numpy.random.Generator``, else raise."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(
-            _message("rng", "a numpy.random.Generator (numpy.random.default_rng)", describe(rng))
+            _message(
+                "rng",
+                "a numpy.random.Generator (numpy.random.default_rng)",
+                describe(rng),
+            )
         )
     return rng
 
@@ -235,18 +239,23 @@ def _as_array(values: object, name: str, accepted: str) -> np.ndarray:
     try:
         return np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged nested lists and the like
-        raise TypeError(_message(name, accepted, f"{describe(values)} ({exc})")) from exc
+        raise TypeError(
+            _message(name, accepted, f"{describe(values)} ({exc})")
+        ) from exc
 
 
 def _real_float64(array: np.ndarray, name: str, accepted: str) -> np.ndarray:
     """``array`` as float64 if it holds finite real numbers, else raise."""
     if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+        np.issubdtype(array.dtype, np.integer)
+        or np.issubdtype(array.dtype, np.floating)
     ):
         raise TypeError(_message(name, accepted, f"an array of dtype {array.dtype}"))
     out = array.astype(np.float64)
     if not np.all(np.isfinite(out)):
-        raise ValueError(_message(name, accepted, "an array containing NaN or infinity"))
+        raise ValueError(
+            _message(name, accepted, "an array containing NaN or infinity")
+        )
     return out
 
 
@@ -272,12 +281,19 @@ def check_vector(
     if array.ndim != 1 or array.size == 0 or (even and array.size % 2):
         raise ValueError(_message(name, accepted, f"an array of shape {array.shape}"))
     if minimum is not None and array.min() < minimum:
-        raise ValueError(_message(name, accepted, f"an array with minimum {array.min():g}"))
+        raise ValueError(
+            _message(name, accepted, f"an array with minimum {array.min():g}")
+        )
     return array
 
 
 def check_matrix(
-    values: object, name: str, *, square: bool = False, even: bool = False, min_size: int = 1
+    values: object,
+    name: str,
+    *,
+    square: bool = False,
+    even: bool = False,
+    min_size: int = 1,
 ) -> np.ndarray:
     """A 2-D array of finite reals as float64.
 
@@ -315,9 +331,13 @@ def check_positions(positions: object) -> np.ndarray:
         return np.arange(int(positions), dtype=np.float64)  # type: ignore[call-overload]
     if positions is None or isinstance(positions, (bool, str, numbers.Number)):
         raise TypeError(_message("positions", _POSITIONS, describe(positions)))
-    array = _real_float64(_as_array(positions, "positions", _POSITIONS), "positions", _POSITIONS)
+    array = _real_float64(
+        _as_array(positions, "positions", _POSITIONS), "positions", _POSITIONS
+    )
     if array.ndim != 1:
-        raise ValueError(_message("positions", _POSITIONS, f"an array of shape {array.shape}"))
+        raise ValueError(
+            _message("positions", _POSITIONS, f"an array of shape {array.shape}")
+        )
     return array
 
 
@@ -329,21 +349,29 @@ def check_token_positions(positions: object) -> np.ndarray:
     accepted = "an int length L >= 0 or a 1-D array of whole numbers >= 0"
     as_float = check_positions(positions)
     if np.any(as_float < 0):
-        raise ValueError(_message("positions", accepted, f"the position {as_float.min():g}"))
+        raise ValueError(
+            _message("positions", accepted, f"the position {as_float.min():g}")
+        )
     if np.any(as_float != np.floor(as_float)):
         fractional = as_float[as_float != np.floor(as_float)][0]
-        raise ValueError(_message("positions", accepted, f"the position {fractional:g}"))
+        raise ValueError(
+            _message("positions", accepted, f"the position {fractional:g}")
+        )
     raw = np.asarray(positions)
     if raw.ndim == 1 and np.issubdtype(raw.dtype, np.integer):
         return raw.astype(np.int64)
     if np.any(as_float >= 2.0**53):
         raise ValueError(
-            _message("positions", "an integer array when positions reach 2**53", "floats")
+            _message(
+                "positions", "an integer array when positions reach 2**53", "floats"
+            )
         )
     return as_float.astype(np.int64)
 
 
-def check_instance(value: object, name: str, types: type | tuple[type, ...], accepted: str) -> Any:
+def check_instance(
+    value: object, name: str, types: type | tuple[type, ...], accepted: str
+) -> Any:
     """``value`` if it is an instance of ``types``, else raise; ``accepted`` names them."""
     if not isinstance(value, types):
         raise TypeError(_message(name, accepted, describe(value)))
@@ -386,17 +414,26 @@ def check_tensor(
     if like is not None:
         accepted += f" (as {like})"
     if not isinstance(value, torch.Tensor) or not value.is_floating_point():
-        given = f"a tensor of dtype {value.dtype}" if isinstance(value, torch.Tensor) else None
+        given = (
+            f"a tensor of dtype {value.dtype}"
+            if isinstance(value, torch.Tensor)
+            else None
+        )
         raise TypeError(_message(name, accepted, given or describe(value)))
     if dtype is not None and value.dtype != dtype:
         raise TypeError(_message(name, accepted, f"a tensor of dtype {value.dtype}"))
     bad_shape = value.numel() == 0 or (ndim is not None and value.ndim != ndim)
     if not bad_shape and shape is not None:
         bad_shape = any(
-            want is not None and got != want for got, want in zip(value.shape, shape, strict=True)
+            want is not None and got != want
+            for got, want in zip(value.shape, shape, strict=True)
         )
     if bad_shape:
-        raise ValueError(_message(name, accepted, f"a tensor of shape {tuple(value.shape)}"))
+        raise ValueError(
+            _message(name, accepted, f"a tensor of shape {tuple(value.shape)}")
+        )
     if finite and not bool(torch.isfinite(value).all()):
-        raise ValueError(_message(name, "finite", "a tensor containing NaN or infinity"))
+        raise ValueError(
+            _message(name, "finite", "a tensor containing NaN or infinity")
+        )
     return value

@@ -130,7 +130,8 @@ def _is_interleaved(sin_slot: np.ndarray | slice, cos_slot: np.ndarray | slice) 
     return (
         isinstance(sin_slot, slice)
         and isinstance(cos_slot, slice)
-        and (sin_slot.start, sin_slot.step, cos_slot.start, cos_slot.step) == (0, 2, 1, 2)
+        and (sin_slot.start, sin_slot.step, cos_slot.start, cos_slot.step)
+        == (0, 2, 1, 2)
     )
 
 
@@ -183,7 +184,9 @@ def block_plan(
     if block is not None:
         block = check_count(block, "block", 1)
     compute = (
-        np.dtype(np.float32) if check_float_dtype(dtype).itemsize <= 4 else np.dtype(np.float64)
+        np.dtype(np.float32)
+        if check_float_dtype(dtype).itemsize <= 4
+        else np.dtype(np.float64)
     )
     if block is None:
         block = max(1, min(_BLOCK_BYTES // (dim * compute.itemsize), math.isqrt(count)))
@@ -267,7 +270,9 @@ def fill_progression(
     dim = out.shape[1]
     theta = check_vector(theta, "theta")
     if theta.size != dim // 2:
-        raise ValueError(f"theta must have d/2 = {dim // 2} entries, got {describe(theta)}")
+        raise ValueError(
+            f"theta must have d/2 = {dim // 2} entries, got {describe(theta)}"
+        )
     columns = np.arange(dim)
     accepted = f"index arrays or slices that together cover 0 .. {dim - 1} once"
     try:
@@ -276,7 +281,9 @@ def fill_progression(
         raise ValueError(f"sin_cols and cos_cols must be {accepted}: {exc}") from exc
     both = np.concatenate([np.ravel(sin_index), np.ravel(cos_index)])
     if not np.array_equal(np.sort(both), columns) or np.size(sin_index) != dim // 2:
-        raise ValueError(f"sin_cols and cos_cols must be {accepted}, got {describe(both)}")
+        raise ValueError(
+            f"sin_cols and cos_cols must be {accepted}, got {describe(both)}"
+        )
     start, step = check_integer(start, "start"), check_integer(step, "step")
     if block is not None:
         block = check_count(block, "block", 1)
@@ -295,7 +302,9 @@ def fill_progression(
     complex_type = np.result_type(compute, np.complex64)  # complex64 or complex128
     # The interleaved layout in the compute dtype is written in place, viewed as complex numbers.
     in_place = (
-        out.dtype == compute and out.flags.c_contiguous and _is_interleaved(sin_slot, cos_slot)
+        out.dtype == compute
+        and out.flags.c_contiguous
+        and _is_interleaved(sin_slot, cos_slot)
     )
     rows, group, n_blocks, n_groups = (
         plan["block"],
@@ -317,7 +326,9 @@ def fill_progression(
     def fill_groups(g_begin: int, g_end: int) -> None:
         """Fill the rows of groups ``g_begin .. g_end - 1`` (own buffers: safe in a thread)."""
         starts = np.empty((group, half), dtype=complex_type)
-        stage = None if in_place else np.empty((per_call, rows, half), dtype=complex_type)
+        stage = (
+            None if in_place else np.empty((per_call, rows, half), dtype=complex_type)
+        )
         for g in range(g_begin, g_end):
             first_block = g * group
             n_here = min(group, n_blocks - first_block)
@@ -341,7 +352,9 @@ def fill_progression(
                         target = out[a0:a1].reshape(k1 - k0, r, dim).view(complex_type)
                     else:
                         target = stage[: k1 - k0, :r]  # type: ignore[index]
-                    np.multiply(factor[None, :r], starts[b0 + k0 : b0 + k1, None, :], out=target)
+                    np.multiply(
+                        factor[None, :r], starts[b0 + k0 : b0 + k1, None, :], out=target
+                    )
                     floats = target.view(compute)
                     np.clip(floats, -1.0, 1.0, out=floats)
                     if not in_place:
@@ -360,7 +373,10 @@ def fill_progression(
     n_jobs = min(n_groups, 4 * workers)
     bounds = np.linspace(0, n_groups, n_jobs + 1).round().astype(int)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        jobs = [pool.submit(fill_groups, int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds)]
+        jobs = [
+            pool.submit(fill_groups, int(lo), int(hi))
+            for lo, hi in itertools.pairwise(bounds)
+        ]
         for job in jobs:
             job.result()
 

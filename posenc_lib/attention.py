@@ -76,7 +76,9 @@ def attention_logit(x_m: Tensor, x_n: Tensor, w_q: Tensor, w_k: Tensor) -> Tenso
     x_m = check_tensor(x_m, "x_m", ndim=1)
     x_n = check_tensor(x_n, "x_n", ndim=1)
     w_q = check_tensor(w_q, "w_q", shape=(x_m.numel(), None), like="len(x_m) rows")
-    w_k = check_tensor(w_k, "w_k", shape=(x_n.numel(), w_q.shape[1]), like="x_n and w_q")
+    w_k = check_tensor(
+        w_k, "w_k", shape=(x_n.numel(), w_q.shape[1]), like="x_n and w_q"
+    )
     return (x_m @ w_q) @ (x_n @ w_k) / math.sqrt(w_q.shape[1])
 
 
@@ -108,7 +110,9 @@ class PooledScalarModel(nn.Module):
     tensor(7.5000, dtype=torch.float64)
     """
 
-    def __init__(self, layer: nn.Module, readout: Tensor, *, causal: bool = False) -> None:
+    def __init__(
+        self, layer: nn.Module, readout: Tensor, *, causal: bool = False
+    ) -> None:
         super().__init__()
         check_instance(layer, "layer", nn.Module, "a torch.nn.Module")
         readout = check_tensor(readout, "readout", ndim=1)
@@ -129,9 +133,13 @@ class PooledScalarModel(nn.Module):
         mask = None
         if self.causal:
             length = tokens.shape[0]
-            mask = torch.full((length, length), float("-inf"), dtype=tokens.dtype).triu(1)
+            mask = torch.full((length, length), float("-inf"), dtype=tokens.dtype).triu(
+                1
+            )
         if isinstance(self.layer, nn.MultiheadAttention):
-            out = self.layer(tokens, tokens, tokens, need_weights=False, attn_mask=mask)[0]
+            out = self.layer(
+                tokens, tokens, tokens, need_weights=False, attn_mask=mask
+            )[0]
         elif isinstance(self.layer, nn.TransformerEncoderLayer):
             out = self.layer(tokens, src_mask=mask)
         else:
@@ -379,5 +387,7 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> PairFunction:
         tensor(data.key_bias[rows]),
         tensor(data.embedding_ln_weight),
         tensor(data.embedding_ln_bias),
-        float(data.meta.get("layer_norm_eps") or 1e-12),  # BERT's default when not recorded
+        float(
+            data.meta.get("layer_norm_eps") or 1e-12
+        ),  # BERT's default when not recorded
     )

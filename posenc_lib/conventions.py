@@ -29,7 +29,11 @@ __all__ = ["CONVENTIONS", "framework_rows", "framework_table"]
 #: The layout, exponent spacing and padding row of each framework's table, by name.
 CONVENTIONS = {
     "vaswani2017": {"layout": "interleaved", "spacing": "2i/d", "padding_row": False},
-    "tensor2tensor": {"layout": "concatenated", "spacing": "i/(d/2-1)", "padding_row": False},
+    "tensor2tensor": {
+        "layout": "concatenated",
+        "spacing": "i/(d/2-1)",
+        "padding_row": False,
+    },
     "fairseq": {"layout": "concatenated", "spacing": "i/(d/2-1)", "padding_row": True},
     "hf_marian": {"layout": "concatenated", "spacing": "2i/d", "padding_row": False},
 }

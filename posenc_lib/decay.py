@@ -21,7 +21,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_base, check_choice, check_dim, check_index, check_real_array
+from ._validation import (
+    check_base,
+    check_choice,
+    check_dim,
+    check_index,
+    check_real_array,
+)
 from .encoding import SPACINGS
 from .special import EULER_GAMMA, cin, cosine_integral
 
@@ -81,10 +87,16 @@ def kernel_integral(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
     y = x / base
     log_b = np.log(base)
     out = np.empty_like(x)
-    a = x <= _SERIES_LIMIT  # both arguments small: the Cin form, exact limit 1 at delta = 0
+    a = (
+        x <= _SERIES_LIMIT
+    )  # both arguments small: the Cin form, exact limit 1 at delta = 0
     out[a] = 1.0 - (cin(x[a]) - cin(y[a])) / log_b
-    b = (~a) & (y <= _SERIES_LIMIT)  # Ci(x) - (gamma + ln y - Cin(y)), ln y = ln x - ln b
-    out[b] = 1.0 + (cosine_integral(x[b]) - EULER_GAMMA - np.log(x[b]) + cin(y[b])) / log_b
+    b = (~a) & (
+        y <= _SERIES_LIMIT
+    )  # Ci(x) - (gamma + ln y - Cin(y)), ln y = ln x - ln b
+    out[b] = (
+        1.0 + (cosine_integral(x[b]) - EULER_GAMMA - np.log(x[b]) + cin(y[b])) / log_b
+    )
     c = y > _SERIES_LIMIT  # both large
     out[c] = (cosine_integral(x[c]) - cosine_integral(y[c])) / log_b
     return out.reshape(offsets.shape)
@@ -94,7 +106,9 @@ def _nonzero_offsets(delta: ArrayLike, form: str) -> np.ndarray:
     """``delta`` as a float64 array of finite non-zero offsets, else raise naming the form."""
     offsets = check_real_array(delta, "delta")
     if np.any(offsets == 0):
-        raise ValueError(f"delta must be non-zero finite reals for the {form}, got a zero")
+        raise ValueError(
+            f"delta must be non-zero finite reals for the {form}, got a zero"
+        )
     return offsets
 
 
@@ -205,7 +219,9 @@ def kernel_oscillatory(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray
     return (np.sin(x) - base * np.sin(x / base)) / (x * np.log(base))
 
 
-def asymptotic_bound(form: str, delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
+def asymptotic_bound(
+    form: str, delta: ArrayLike, *, base: float = 10000.0
+) -> np.ndarray:
     r"""Rigorous bound on :math:`|\bar\kappa(\Delta) - \text{form}(\Delta)|`, for each form.
 
     - ``"taylor"``: :math:`\Delta^4(1-b^{-4})/(96\ln b)`, useful for :math:`|\Delta| \lesssim 1`;

@@ -122,7 +122,9 @@ def _integer_root_floor(value: int, power: int) -> int:
     """
     if value < 2:
         return value
-    root = 1 << -(-value.bit_length() // power)  # 2**ceil(bits/power) > value**(1/power)
+    root = 1 << -(
+        -value.bit_length() // power
+    )  # 2**ceil(bits/power) > value**(1/power)
     while True:
         lower = ((power - 1) * root + value // root ** (power - 1)) // power
         if lower >= root:

@@ -55,17 +55,25 @@ class DiagonalDominance:
     def iid_baseline(self) -> dict[str, float]:
         """Expected ``diagonal_share``, ``block_share``, ``relative_share`` for i.i.d. entries."""
         d = self.dim
-        return {"diagonal_share": 1.0 / d, "block_share": 2.0 / d, "relative_share": 1.0 / d}
+        return {
+            "diagonal_share": 1.0 / d,
+            "block_share": 2.0 / d,
+            "relative_share": 1.0 / d,
+        }
 
 
 def _frobenius_squared(c: np.ndarray, name: str) -> float:
     total = float(np.sum(c**2))
     if total == 0:
-        raise ValueError(f"{name} must be a non-zero matrix (its shares are ratios), got zeros")
+        raise ValueError(
+            f"{name} must be a non-zero matrix (its shares are ratios), got zeros"
+        )
     return total
 
 
-def diagonal_dominance(h: ArrayLike, *, layout: str = "interleaved") -> DiagonalDominance:
+def diagonal_dominance(
+    h: ArrayLike, *, layout: str = "interleaved"
+) -> DiagonalDominance:
     r"""The metrics of :class:`DiagonalDominance` for a square ``d x d`` matrix (``d`` even).
 
     Parameters
@@ -102,7 +110,8 @@ def diagonal_dominance(h: ArrayLike, *, layout: str = "interleaved") -> Diagonal
     return DiagonalDominance(
         diagonal_share=float(np.sum(diag**2)) / total,
         block_share=block / total,
-        relative_share=float(np.sum(relative_projection(h, layout=layout) ** 2)) / total,
+        relative_share=float(np.sum(relative_projection(h, layout=layout) ** 2))
+        / total,
         dominant_rows=float(np.mean(diag > off)),
         dim=h.shape[0],
     )
@@ -146,7 +155,9 @@ def expected_rotated_diagonal_share(c: ArrayLike) -> float:
     return (float(np.trace(c)) ** 2 + float(np.trace(c @ c)) + frob) / ((d + 2) * frob)
 
 
-def rotated_diagonal_shares(c: ArrayLike, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+def rotated_diagonal_shares(
+    c: ArrayLike, n_samples: int, rng: np.random.Generator
+) -> np.ndarray:
     r"""Diagonal shares of :math:`Q C Q^\top` for ``n_samples`` Haar-random rotations :math:`Q`.
 
     The Monte-Carlo counterpart of :func:`expected_rotated_diagonal_share`. :math:`Q` is the QR

@@ -68,7 +68,9 @@ ODD_DIMS = ("zero_pad", "split")
 FAST_MIN_ENTRIES = 1 << 16
 
 
-def frequencies(dim: int, *, base: float = 10000.0, spacing: str = "2i/d") -> np.ndarray:
+def frequencies(
+    dim: int, *, base: float = 10000.0, spacing: str = "2i/d"
+) -> np.ndarray:
     r"""Angular frequencies :math:`\theta_i = b^{-2i/d}`, :math:`i = 0,\dots,d/2-1`, in rad/token.
 
     With ``spacing="i/(d/2-1)"`` the exponent is :math:`i/(d/2-1)` instead (0 for ``dim == 2``).
@@ -103,7 +105,9 @@ def frequencies(dim: int, *, base: float = 10000.0, spacing: str = "2i/d") -> np
     return np.exp(-exponent * np.log(base))
 
 
-def wavelengths(dim: int, *, base: float = 10000.0, spacing: str = "2i/d") -> np.ndarray:
+def wavelengths(
+    dim: int, *, base: float = 10000.0, spacing: str = "2i/d"
+) -> np.ndarray:
     r"""Wavelengths :math:`\lambda_i = 2\pi/\theta_i` in tokens, increasing from :math:`2\pi`.
 
     Parameters
@@ -126,7 +130,11 @@ def wavelengths(dim: int, *, base: float = 10000.0, spacing: str = "2i/d") -> np
 
 
 def angles(
-    positions: ArrayLike | int, dim: int, *, base: float = 10000.0, spacing: str = "2i/d"
+    positions: ArrayLike | int,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    spacing: str = "2i/d",
 ) -> np.ndarray:
     r"""The float64 angle table :math:`m\theta_i`, one row per position.
 
@@ -244,9 +252,22 @@ def sinusoidal(
     """
     if odd_dim is not None:
         check_choice(odd_dim, "odd_dim", ODD_DIMS)
-    if isinstance(dim, numbers.Integral) and not isinstance(dim, bool) and dim > 0 and dim % 2:
+    if (
+        isinstance(dim, numbers.Integral)
+        and not isinstance(dim, bool)
+        and dim > 0
+        and dim % 2
+    ):
         return _odd_table(
-            positions, int(dim), base, layout, dtype, spacing, method, max_bytes, odd_dim
+            positions,
+            int(dim),
+            base,
+            layout,
+            dtype,
+            spacing,
+            method,
+            max_bytes,
+            odd_dim,
         )
     dim = check_dim(dim)
     theta = frequencies(dim, base=base, spacing=spacing)
@@ -255,7 +276,9 @@ def sinusoidal(
     out_dtype = check_float_dtype(dtype)
     itemsize = max(out_dtype.itemsize, 8)  # the float64 working arrays count too
     if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
-        check_table_size(max(int(positions), 0), dim, itemsize, max_bytes)  # before arange
+        check_table_size(
+            max(int(positions), 0), dim, itemsize, max_bytes
+        )  # before arange
     pos = check_positions(positions)
     check_table_size(pos.size, dim, itemsize, max_bytes)
     table = np.empty((pos.size, dim), dtype=out_dtype)
@@ -263,7 +286,9 @@ def sinusoidal(
         return table
     sin_cols, cos_cols = pair_columns(dim, layout=layout, as_slices=True)
     progression = None
-    if method == "angle_addition" or (method == "auto" and table.size >= FAST_MIN_ENTRIES):
+    if method == "angle_addition" or (
+        method == "auto" and table.size >= FAST_MIN_ENTRIES
+    ):
         progression = integer_progression(pos)
         if progression is None and method == "angle_addition":
             raise ValueError(
@@ -280,7 +305,9 @@ def sinusoidal(
     return table
 
 
-def _odd_table(positions, dim, base, layout, dtype, spacing, method, max_bytes, odd_dim):
+def _odd_table(
+    positions, dim, base, layout, dtype, spacing, method, max_bytes, odd_dim
+):
     """:func:`sinusoidal` for an odd ``dim`` in the convention ``odd_dim`` (:data:`ODD_DIMS`)."""
     if odd_dim is None:
         raise ValueError(

@@ -33,7 +33,13 @@ import functools
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_base, check_choice, check_dim, check_real_array, check_vector
+from ._validation import (
+    check_base,
+    check_choice,
+    check_dim,
+    check_real_array,
+    check_vector,
+)
 from .encoding import SPACINGS
 
 __all__ = ["kernel", "kernel_from_frequencies"]
@@ -102,7 +108,9 @@ def _extended_cycles(
     """
     num, den = exponents
     if method == "longdouble":
-        two_pi = np.longdouble(2) * np.longdouble("3.14159265358979323846264338327950288")
+        two_pi = np.longdouble(2) * np.longdouble(
+            "3.14159265358979323846264338327950288"
+        )
         e = num.astype(np.longdouble) / den.astype(np.longdouble)
         phi = np.exp(-e * np.log(np.longdouble(base))) / two_pi
         hi = phi.astype(np.float64)
@@ -126,7 +134,9 @@ def _extended_cycles(
 
 
 @functools.lru_cache(maxsize=32)
-def _cycles(dim: int, base: float, spacing: str, route: str) -> tuple[np.ndarray, np.ndarray]:
+def _cycles(
+    dim: int, base: float, spacing: str, route: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Double-double cycles per token of the paper's frequencies, cached by the arguments."""
     i = np.arange(dim // 2, dtype=np.int64)
     if spacing == "2i/d":
@@ -165,7 +175,9 @@ def _mean_cos_cycles(offsets: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> np.
         if np.max(np.abs(chunk), initial=0.0) >= _BIG_OFFSET:
             part -= np.rint(part)  # keep the low product's fractional part exact too
         frac += part
-        if np.any(dl):  # offsets with more than 26 significant bits (fractional ones, say)
+        if np.any(
+            dl
+        ):  # offsets with more than 26 significant bits (fractional ones, say)
             np.multiply(dl[:, None], phh, out=part)
             part -= np.rint(part)
             frac += part

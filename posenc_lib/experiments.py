@@ -208,7 +208,14 @@ class Config:
         check_count(self.k, "k", 1 if self.task == "offset" else 0)
         for name in ("vocab_size", "train_length"):
             check_count(getattr(self, name), name, 2)
-        for name in ("dim", "n_heads", "n_layers", "steps", "batch_size", "eval_sequences"):
+        for name in (
+            "dim",
+            "n_heads",
+            "n_layers",
+            "steps",
+            "batch_size",
+            "eval_sequences",
+        ):
             check_count(getattr(self, name), name, 1)
         check_count(self.warmup, "warmup", 0)
         check_count(self.seed, "seed", 0)
@@ -217,7 +224,9 @@ class Config:
         object.__setattr__(self, "test_multiples", tuple(float(m) for m in multiples))
         first = self.k if self.task == "offset" else self.k + 1
         check_count(self.train_length, "train_length", first + 1)
-        check_instance(self.device, "device", str, "a device string such as 'cpu' or 'cuda'")
+        check_instance(
+            self.device, "device", str, "a device string such as 'cpu' or 'cuda'"
+        )
 
     @property
     def test_lengths(self) -> tuple[int, ...]:
@@ -371,7 +380,12 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
     length = check_count(length, "length", 2)
     rng = np.random.default_rng([EVAL_SEED, TASKS.index(config.task), config.k, length])
     tokens, targets = make_batch(
-        config.task, config.eval_sequences, length, rng, vocab_size=config.vocab_size, k=config.k
+        config.task,
+        config.eval_sequences,
+        length,
+        rng,
+        vocab_size=config.vocab_size,
+        k=config.k,
     )
     was_training = model.training
     model.eval()
@@ -383,7 +397,8 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
     return {
         "accuracy": float(correct.sum()) / float(scored.sum()),
         "per_position": [
-            float(a) if s else None for a, s in zip(per_position, scored.any(0), strict=True)
+            float(a) if s else None
+            for a, s in zip(per_position, scored.any(0), strict=True)
         ],
     }
 
@@ -413,7 +428,9 @@ def run(config: Config) -> dict[str, Any]:
     config = check_instance(config, "config", Config, "a posenc_lib.experiments.Config")
     started = time.perf_counter()
     model, losses = train(config)
-    results = {length: evaluate(model, config, length) for length in config.test_lengths}
+    results = {
+        length: evaluate(model, config, length) for length in config.test_lengths
+    }
     longest = max(config.test_lengths)
     return {
         "config": dataclasses.asdict(config),
@@ -493,7 +510,9 @@ def expand_grid(
     return configs
 
 
-def run_grid(configs: Iterable[Config], *, progress: bool = False) -> list[dict[str, Any]]:
+def run_grid(
+    configs: Iterable[Config], *, progress: bool = False
+) -> list[dict[str, Any]]:
     """:func:`run` every configuration, in order.
 
     Parameters
@@ -520,7 +539,10 @@ def run_grid(configs: Iterable[Config], *, progress: bool = False) -> list[dict[
         result = run(config)
         if progress:
             accs = " ".join(f"{a:.2f}" for a in result["accuracy"].values())
-            print(f"{config.task:7s} {config.label:18s} seed {config.seed}: {accs}", flush=True)
+            print(
+                f"{config.task:7s} {config.label:18s} seed {config.seed}: {accs}",
+                flush=True,
+            )
         results.append(result)
     return results
 
@@ -551,10 +573,17 @@ def summarize(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for result in results:
-        groups.setdefault((result["config"]["task"], result["label"]), []).append(result)
+        groups.setdefault((result["config"]["task"], result["label"]), []).append(
+            result
+        )
     rows = []
     for (task, label), members in groups.items():
-        row: dict[str, Any] = {"task": task, "label": label, "seeds": len(members), "accuracy": {}}
+        row: dict[str, Any] = {
+            "task": task,
+            "label": label,
+            "seeds": len(members),
+            "accuracy": {},
+        }
         for length in members[0]["accuracy"]:
             values = np.array([m["accuracy"][length] for m in members])
             row["accuracy"][length] = {
@@ -659,11 +688,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
     p.add_argument("--schemes", nargs="+", default=list(SCHEMES), choices=SCHEMES)
-    p.add_argument("--sinusoidal-bases", nargs="+", type=float, default=[1e2, 1e3, 1e4, 1e5])
+    p.add_argument(
+        "--sinusoidal-bases", nargs="+", type=float, default=[1e2, 1e3, 1e4, 1e5]
+    )
     p.add_argument("--rotary-bases", nargs="+", type=float, default=[1e4])
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    p.add_argument("--offset-k", type=int, default=1, help="k of the offset task (copy x[t-k])")
-    p.add_argument("--index-k", type=int, default=2, help="k of the index task (copy x[k])")
+    p.add_argument(
+        "--offset-k", type=int, default=1, help="k of the offset task (copy x[t-k])"
+    )
+    p.add_argument(
+        "--index-k", type=int, default=2, help="k of the index task (copy x[k])"
+    )
     p.add_argument("--vocab-size", type=int, default=d.vocab_size)
     p.add_argument("--dim", type=int, default=d.dim)
     p.add_argument("--heads", type=int, default=d.n_heads)
@@ -673,11 +708,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=d.batch_size)
     p.add_argument("--lr", type=float, default=d.lr)
     p.add_argument("--warmup", type=int, default=d.warmup)
-    p.add_argument("--test-multiples", nargs="+", type=float, default=list(d.test_multiples))
-    p.add_argument("--eval-sequences", type=int, default=d.eval_sequences)
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     p.add_argument(
-        "--device", default="auto", help="'auto' (a GPU when present), 'cpu', 'cuda', ..."
+        "--test-multiples", nargs="+", type=float, default=list(d.test_multiples)
+    )
+    p.add_argument("--eval-sequences", type=int, default=d.eval_sequences)
+    p.add_argument(
+        "--threads", type=int, default=None, help="torch CPU threads (default: torch's)"
+    )
+    p.add_argument(
+        "--device",
+        default="auto",
+        help="'auto' (a GPU when present), 'cpu', 'cuda', ...",
     )
     p.add_argument("--out", type=Path, default=Path("experiment_results.json"))
     return p
@@ -706,12 +747,16 @@ def _resolve_device(parser: argparse.ArgumentParser, name: str) -> str:
     try:
         torch.empty(0, device=torch.device(name))
     except (RuntimeError, ValueError, AssertionError, AttributeError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = (
+            str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        )
         parser.error(f"argument --device: cannot use {name!r}: {first}")
     return name
 
 
-def _configs_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Config]:
+def _configs_from_args(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> list[Config]:
     """Every configuration of the command line, each option checked first (argparse errors)."""
 
     def option_error(option: str, exc: Exception) -> None:
@@ -748,7 +793,9 @@ def _configs_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         field = "seed" if option == "seeds" else "k"
         for value in values:
             try:
-                Config(**{field: value, "train_length": max(args.train_length, 2)}, **extra)
+                Config(
+                    **{field: value, "train_length": max(args.train_length, 2)}, **extra
+                )
             except (TypeError, ValueError) as exc:
                 option_error(option, exc)
     device = _resolve_device(parser, args.device)
@@ -782,7 +829,9 @@ def _configs_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
     # by the heads, an even head dimension for rotary, ...) fail here rather than mid-grid.
     for config in {dataclasses.replace(c, task="offset", k=1, seed=0) for c in configs}:
         try:
-            with torch.random.fork_rng(devices=[]):  # build_model seeds; leave the state as it was
+            with torch.random.fork_rng(
+                devices=[]
+            ):  # build_model seeds; leave the state as it was
                 build_model(config)
         except (TypeError, ValueError, RuntimeError) as exc:
             parser.error(
@@ -832,7 +881,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     try:
         print(f"{command}\n{len(configs)} runs on {device}", flush=True)
-        machine.update(hardware(device))  # before the runs: the load average they started in
+        machine.update(
+            hardware(device)
+        )  # before the runs: the load average they started in
         started = time.perf_counter()
         for config in configs:
             runs.extend(run_grid([config], progress=True))
@@ -858,5 +909,8 @@ if __name__ == "__main__":
     try:
         main()
     except KeyboardInterrupt:  # before the runs started (main handles it during them)
-        print("python -m posenc_lib.experiments: interrupted; nothing written", file=sys.stderr)
+        print(
+            "python -m posenc_lib.experiments: interrupted; nothing written",
+            file=sys.stderr,
+        )
         sys.exit(130)

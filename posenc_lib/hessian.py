@@ -60,7 +60,9 @@ def _point(f: object, x_m: object, x_n: object) -> tuple[PairFunction, Tensor, T
     return f, x_m, x_n
 
 
-def _directions(x_m: Tensor, x_n: Tensor, p_m: object, p_n: object) -> tuple[Tensor, Tensor]:
+def _directions(
+    x_m: Tensor, x_n: Tensor, p_m: object, p_n: object
+) -> tuple[Tensor, Tensor]:
     """The checked directions: tensors of the shape and dtype of ``x_m`` and ``x_n``."""
     p_m = check_tensor(p_m, "p_m", shape=tuple(x_m.shape), dtype=x_m.dtype, like="x_m")
     p_n = check_tensor(p_n, "p_n", shape=tuple(x_n.shape), dtype=x_n.dtype, like="x_n")
@@ -98,7 +100,9 @@ def math_attention_backend() -> Iterator[None]:
     """
     try:
         from torch.nn.attention import SDPBackend, sdpa_kernel
-    except ImportError:  # pragma: no cover - torch < 2.3 has no selector; its default is fine
+    except (
+        ImportError
+    ):  # pragma: no cover - torch < 2.3 has no selector; its default is fine
         yield
         return
     with sdpa_kernel(SDPBackend.MATH):
@@ -109,7 +113,9 @@ def _leaf(x: Tensor) -> Tensor:
     return x.detach().clone().requires_grad_(True)
 
 
-def _grad(output: Tensor, inputs: tuple[Tensor, ...], create_graph: bool) -> tuple[Tensor, ...]:
+def _grad(
+    output: Tensor, inputs: tuple[Tensor, ...], create_graph: bool
+) -> tuple[Tensor, ...]:
     """Gradients of a scalar; zeros where ``output`` does not depend on an input."""
     if not output.requires_grad:
         return tuple(torch.zeros_like(x) for x in inputs)
@@ -117,7 +123,8 @@ def _grad(output: Tensor, inputs: tuple[Tensor, ...], create_graph: bool) -> tup
         output, inputs, create_graph=create_graph, retain_graph=True, allow_unused=True
     )
     return tuple(
-        torch.zeros_like(x) if g is None else g for g, x in zip(grads, inputs, strict=True)
+        torch.zeros_like(x) if g is None else g
+        for g, x in zip(grads, inputs, strict=True)
     )
 
 
@@ -314,7 +321,12 @@ def taylor_terms(
 
 
 def taylor_remainder(
-    f: PairFunction, x_m: Tensor, x_n: Tensor, p_m: Tensor, p_n: Tensor, scales: ArrayLike
+    f: PairFunction,
+    x_m: Tensor,
+    x_n: Tensor,
+    p_m: Tensor,
+    p_n: Tensor,
+    scales: ArrayLike,
 ) -> np.ndarray:
     r"""The error :math:`|f(x + \varepsilon p) - T_2(\varepsilon)|` of the second-order expansion.
 
@@ -354,7 +366,9 @@ def taylor_remainder(
     return np.abs(exact - terms.at_scale(eps))
 
 
-def mixed_difference(f: PairFunction, x_m: Tensor, x_n: Tensor, p_m: Tensor, p_n: Tensor) -> float:
+def mixed_difference(
+    f: PairFunction, x_m: Tensor, x_n: Tensor, p_m: Tensor, p_n: Tensor
+) -> float:
     r"""The exact interaction of the two perturbations, the mixed difference.
 
     .. math::

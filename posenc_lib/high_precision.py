@@ -79,7 +79,9 @@ def reference_entries(
     pos = check_positions(np.ravel(np.asarray(positions))).reshape(np.shape(positions))
     pair = np.asarray(pairs)
     if not np.issubdtype(pair.dtype, np.integer):
-        raise TypeError(f"pairs must be integers in 0 .. {dim // 2 - 1}, got {describe(pair)}")
+        raise TypeError(
+            f"pairs must be integers in 0 .. {dim // 2 - 1}, got {describe(pair)}"
+        )
     if pair.size and (pair.min() < 0 or pair.max() >= dim // 2):
         raise ValueError(
             f"pairs must be integers in 0 .. {dim // 2 - 1}, got values from {pair.min()} "
@@ -160,7 +162,9 @@ def sampled_error(
         raise ValueError(
             f"positions must give one position per row of table ({array.shape[0]}), got {pos.size}"
         )
-    ref_sin, ref_cos = reference_entries(pos[row], pair, dim, base=base, spacing=spacing)
+    ref_sin, ref_cos = reference_entries(
+        pos[row], pair, dim, base=base, spacing=spacing
+    )
     sin_col, cos_col = pair_columns(dim, layout=layout)
     err_sin = np.abs(array[row, sin_col[pair]] - ref_sin)
     err_cos = np.abs(array[row, cos_col[pair]] - ref_cos)

@@ -29,7 +29,12 @@ __all__ = ["LAYOUTS", "convert_layout", "layout_permutation", "pair_columns"]
 #: pair, the complex-number derivation's natural order; ``"concatenated"``: all sines then all
 #: cosines, as in tensor2tensor, fairseq and many Hugging Face models; ``"concatenated_cos_first"``:
 #: all cosines then all sines (diffusers' ``flip_sin_to_cos=True``, Hugging Face MusicGen).
-LAYOUTS = ("interleaved", "interleaved_cos_first", "concatenated", "concatenated_cos_first")
+LAYOUTS = (
+    "interleaved",
+    "interleaved_cos_first",
+    "concatenated",
+    "concatenated_cos_first",
+)
 
 
 def pair_columns(

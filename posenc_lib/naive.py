@@ -32,7 +32,12 @@ from ._validation import (
     check_token_positions,
 )
 
-__all__ = ["affine_shift_residual", "binary_code", "integer_positions", "scaled_positions"]
+__all__ = [
+    "affine_shift_residual",
+    "binary_code",
+    "integer_positions",
+    "scaled_positions",
+]
 
 
 def integer_positions(

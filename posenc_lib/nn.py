@@ -106,7 +106,9 @@ MAX_HEADS = 1 << 16
 #: Largest parameter memory (bytes) of a :class:`TinyTransformer`, checked before allocation.
 MAX_MODEL_BYTES = DEFAULT_MAX_BYTES
 
-_VALID = "_posenc_lib_computed"  # attribute set on the buffers this module computed itself
+_VALID = (
+    "_posenc_lib_computed"  # attribute set on the buffers this module computed itself
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,13 +147,17 @@ def _check_tensor(
             f"got dtype {x.dtype}"
         )
     if ndim is None and x.ndim < 2:
-        raise ValueError(f"{name} must have at least 2 axes, got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{name} must have at least 2 axes, got shape {tuple(x.shape)}"
+        )
     if ndim is not None and x.ndim not in ndim:
         raise ValueError(
             f"{name} must have {' or '.join(map(str, ndim))} axes, got shape {tuple(x.shape)}"
         )
     if last is not None and x.shape[-1] != last:
-        raise ValueError(f"{name} must have last axis of size {last}, got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{name} must have last axis of size {last}, got shape {tuple(x.shape)}"
+        )
     return x
 
 
@@ -166,9 +172,13 @@ def _check_positions(
             f"(batch, length), got {type(positions).__name__}"
         )
     if positions.dtype == torch.bool or positions.is_complex():
-        raise TypeError(f"positions must hold {kind} numbers, got dtype {positions.dtype}")
+        raise TypeError(
+            f"positions must hold {kind} numbers, got dtype {positions.dtype}"
+        )
     if integer and positions.is_floating_point():
-        raise TypeError(f"positions must hold integers here, got dtype {positions.dtype}")
+        raise TypeError(
+            f"positions must hold integers here, got dtype {positions.dtype}"
+        )
     if positions.requires_grad:
         raise ValueError(
             "positions must not require grad (positions are indices, not trainable values); "
@@ -196,7 +206,9 @@ def _check_positions(
 
 
 def _check_length(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, torch.SymInt):  # a traced shape under torch.export / torch.compile
+    if isinstance(
+        value, torch.SymInt
+    ):  # a traced shape under torch.export / torch.compile
         return value  # type: ignore[return-value]
     return check_count(value, name, minimum)
 
@@ -266,7 +278,9 @@ class PositionScheme(nn.Module):
 
     name = "none"
 
-    def embed(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+    def embed(
+        self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
+    ) -> Tensor:
         """Token embeddings ``x`` (batch, length, dim) with position information added."""
         return x
 
@@ -299,7 +313,9 @@ class PositionScheme(nn.Module):
     def reset_parameters(self) -> None:
         """Recompute fixed buffers / re-initialise trained ones (nothing for NoPE)."""
 
-    def forward(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+    def forward(
+        self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
+    ) -> Tensor:
         return self.embed(x, offset, positions=positions)
 
 
@@ -329,7 +345,9 @@ class LearnedPositionalEmbedding(PositionScheme):
 
     name = "learned"
 
-    def __init__(self, max_len: int, dim: int, *, dtype: torch.dtype | None = None, device=None):
+    def __init__(
+        self, max_len: int, dim: int, *, dtype: torch.dtype | None = None, device=None
+    ):
         super().__init__()
         self.max_len = check_count(max_len, "max_len", 1)
         self.dim = check_dim(dim)
@@ -340,7 +358,9 @@ class LearnedPositionalEmbedding(PositionScheme):
                 f"{MAX_MODEL_BYTES / 2**20:.0f} MiB; use a smaller max_len"
             )
         self.weight = nn.Parameter(
-            torch.empty(self.max_len, self.dim, dtype=dtype, device=_resolve_device(device))
+            torch.empty(
+                self.max_len, self.dim, dtype=dtype, device=_resolve_device(device)
+            )
         )
         self.reset_parameters()
 
@@ -348,13 +368,17 @@ class LearnedPositionalEmbedding(PositionScheme):
         """Draw the rows again from :math:`\\mathcal N(0, 1/2)`."""
         nn.init.normal_(self.weight, std=math.sqrt(0.5))
 
-    def embed(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+    def embed(
+        self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
+    ) -> Tensor:
         _check_tensor(x, "x", (3,), self.dim)
         offset = _check_offset(offset)
         if positions is not None:
             if offset:
                 raise ValueError("give offset or positions, not both")
-            positions = _check_positions(positions, x.shape[1], x.shape[0], integer=True)
+            positions = _check_positions(
+                positions, x.shape[1], x.shape[0], integer=True
+            )
             if not torch.compiler.is_compiling() and positions.numel():
                 low, high = int(positions.min()), int(positions.max())
                 if low < 0 or high >= self.max_len:
@@ -459,7 +483,9 @@ class SinusoidalPositionalEncoding(PositionScheme):
         dtype = _resolve_dtype(dtype)
         _check_cache(initial_length, self.dim, dtype, "initial_length")
         self._theta = frequencies(self.dim, base=self.base, spacing=self.spacing)
-        self._perm = torch.from_numpy(layout_permutation(self.dim, "concatenated", self.layout))
+        self._perm = torch.from_numpy(
+            layout_permutation(self.dim, "concatenated", self.layout)
+        )
         table = self._compute(initial_length, dtype, _resolve_device(device))
         self.register_buffer("table", table, persistent=persistent)
 
@@ -470,17 +496,25 @@ class SinusoidalPositionalEncoding(PositionScheme):
             table = torch.empty(length, self.dim, dtype=dtype, device=device)
         else:
             rows = sinusoidal(
-                length, self.dim, base=self.base, layout=self.layout, spacing=self.spacing
+                length,
+                self.dim,
+                base=self.base,
+                layout=self.layout,
+                spacing=self.spacing,
             )
             table = torch.from_numpy(rows).to(device=device, dtype=dtype)
         _mark(table)
         return table
 
-    def _rows_at(self, positions: Tensor, dtype: torch.dtype, device: torch.device) -> Tensor:
+    def _rows_at(
+        self, positions: Tensor, dtype: torch.dtype, device: torch.device
+    ) -> Tensor:
         """Rows for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
         phase = _to_float64(positions, device)[..., None] * theta
-        halves = torch.cat((phase.sin(), phase.cos()), dim=-1)  # the concatenated layout
+        halves = torch.cat(
+            (phase.sin(), phase.cos()), dim=-1
+        )  # the concatenated layout
         return halves[..., self._perm.to(device)].to(dtype)
 
     @property
@@ -492,12 +526,16 @@ class SinusoidalPositionalEncoding(PositionScheme):
         """Recompute the table if it was replaced (meta init, to_empty, assign, from_pretrained)."""
         if torch.compiler.is_compiling() or _is_valid(self.table, device):
             return
-        target = device if (self.table.is_meta and device is not None) else self.table.device
+        target = (
+            device if (self.table.is_meta and device is not None) else self.table.device
+        )
         self.table = self._compute(self.cached_length, self.table.dtype, target)
 
     @torch.compiler.disable
     def _grow(self, needed: int) -> None:
-        self.table = self._compute(_next_power_of_two(needed), self.table.dtype, self.table.device)
+        self.table = self._compute(
+            _next_power_of_two(needed), self.table.dtype, self.table.device
+        )
 
     def _rows(self, offset: int, length: int, device: torch.device) -> Tensor:
         """Rows ``offset … offset + length - 1``: a slice of the cache, grown if needed."""
@@ -512,7 +550,10 @@ class SinusoidalPositionalEncoding(PositionScheme):
                         f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
                     ),
                 )
-            if _next_power_of_two(end) * self.dim * self.table.dtype.itemsize > MAX_CACHE_BYTES:
+            if (
+                _next_power_of_two(end) * self.dim * self.table.dtype.itemsize
+                > MAX_CACHE_BYTES
+            ):
                 positions = torch.arange(offset, end, device=self.table.device)
                 return self._rows_at(positions, self.table.dtype, self.table.device)
             self._grow(end)
@@ -528,7 +569,9 @@ class SinusoidalPositionalEncoding(PositionScheme):
 
     def reset_parameters(self) -> None:
         """Recompute the table (same length, dtype and device); a meta table stays on meta."""
-        self.table = self._compute(self.cached_length, self.table.dtype, self.table.device)
+        self.table = self._compute(
+            self.cached_length, self.table.dtype, self.table.device
+        )
 
     def _apply(self, fn, recurse: bool = True):
         result = super()._apply(fn, recurse)
@@ -543,7 +586,9 @@ class SinusoidalPositionalEncoding(PositionScheme):
 
     # -- module protocol ------------------------------------------------------------------------
 
-    def _add(self, x: Tensor, seq_axis: int, offset: int, positions: Tensor | None) -> Tensor:
+    def _add(
+        self, x: Tensor, seq_axis: int, offset: int, positions: Tensor | None
+    ) -> Tensor:
         offset = _check_offset(offset)
         length = x.shape[seq_axis]
         if positions is None:
@@ -554,7 +599,9 @@ class SinusoidalPositionalEncoding(PositionScheme):
             batch = None if x.ndim == 2 else x.shape[1 - seq_axis]
             positions = _check_positions(positions, length, batch)
             self._ensure(x.device)
-            pe = self._rows_at(positions, self.table.dtype, x.device)  # (L, d) or (B, L, d)
+            pe = self._rows_at(
+                positions, self.table.dtype, x.device
+            )  # (L, d) or (B, L, d)
             if pe.ndim == 3 and seq_axis == 0:
                 pe = pe.transpose(0, 1)
         if pe.dtype != x.dtype:
@@ -563,7 +610,9 @@ class SinusoidalPositionalEncoding(PositionScheme):
             pe = pe.unsqueeze(1)
         return x + pe
 
-    def forward(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+    def forward(
+        self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
+    ) -> Tensor:
         """``x + P[offset : offset + L]`` (or the rows of ``positions``), broadcast over the batch.
 
         ``x`` is (batch, L, dim) if ``batch_first`` else (L, batch, dim); (L, dim) also works.
@@ -579,7 +628,9 @@ class SinusoidalPositionalEncoding(PositionScheme):
         seq_axis = 1 if (x.ndim == 3 and self.batch_first) else 0
         return self._add(x, seq_axis, offset, positions)
 
-    def embed(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+    def embed(
+        self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
+    ) -> Tensor:
         """As :meth:`forward` for a batch-first ``x`` (batch, L, dim), whatever ``batch_first``."""
         _check_tensor(x, "x", (3,), self.dim)
         return self._add(x, 1, offset, positions)
@@ -650,9 +701,13 @@ def rotary_permutation(
     head_dim = _check_even(head_dim, "head_dim")
     check_choice(source, "source", PAIRINGS)
     check_choice(target, "target", PAIRINGS)
-    rotary_dim = head_dim if rotary_dim is None else _check_even(rotary_dim, "rotary_dim")
+    rotary_dim = (
+        head_dim if rotary_dim is None else _check_even(rotary_dim, "rotary_dim")
+    )
     if rotary_dim > head_dim:
-        raise ValueError(f"rotary_dim must be <= head_dim = {head_dim}, got {rotary_dim}")
+        raise ValueError(
+            f"rotary_dim must be <= head_dim = {head_dim}, got {rotary_dim}"
+        )
     perm = np.arange(head_dim)
     src_a, src_b = _pair_slots(rotary_dim, source)
     dst_a, dst_b = _pair_slots(rotary_dim, target)
@@ -740,9 +795,13 @@ class RotaryEmbedding(PositionScheme):
             )
         factor = interpolation_factor
         if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
-            raise TypeError(f"interpolation_factor must be a positive finite real, got {factor!r}")
+            raise TypeError(
+                f"interpolation_factor must be a positive finite real, got {factor!r}"
+            )
         if not math.isfinite(float(factor)) or factor <= 0:
-            raise ValueError(f"interpolation_factor must be a positive finite real, got {factor}")
+            raise ValueError(
+                f"interpolation_factor must be a positive finite real, got {factor}"
+            )
         self.interpolation_factor = float(factor)
         initial_length = check_count(initial_length, "initial_length", 1)
         dtype = _resolve_dtype(dtype)
@@ -767,13 +826,17 @@ class RotaryEmbedding(PositionScheme):
                 if self.interpolation_factor == 1.0
                 else np.arange(length) / self.interpolation_factor
             )
-            phase = angles(positions, self.rotary_dim, base=self.base)  # float64, (length, r/2)
+            phase = angles(
+                positions, self.rotary_dim, base=self.base
+            )  # float64, (length, r/2)
             cos = torch.from_numpy(np.cos(phase)).to(device=device, dtype=dtype)
             sin = torch.from_numpy(np.sin(phase)).to(device=device, dtype=dtype)
         _mark(cos, sin)
         return cos, sin
 
-    def _cos_sin_at(self, positions: Tensor, device: torch.device) -> tuple[Tensor, Tensor]:
+    def _cos_sin_at(
+        self, positions: Tensor, device: torch.device
+    ) -> tuple[Tensor, Tensor]:
         """cos and sin for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
         scaled = _to_float64(positions, device) / self.interpolation_factor
@@ -790,7 +853,9 @@ class RotaryEmbedding(PositionScheme):
             return
         if _is_valid(self.cos, device) and _is_valid(self.sin, device):
             return
-        target = device if (self.cos.is_meta and device is not None) else self.cos.device
+        target = (
+            device if (self.cos.is_meta and device is not None) else self.cos.device
+        )
         self.cos, self.sin = self._compute(self.cached_length, self.cos.dtype, target)
 
     @torch.compiler.disable
@@ -802,21 +867,27 @@ class RotaryEmbedding(PositionScheme):
     def extend(self, length: int) -> None:
         """Make sure at least ``length`` positions are cached (dtype and device unchanged)."""
         length = check_count(length, "length", 1)
-        _check_cache(_next_power_of_two(length), self.rotary_dim, self.cos.dtype, "length")
+        _check_cache(
+            _next_power_of_two(length), self.rotary_dim, self.cos.dtype, "length"
+        )
         self._ensure()
         if length > self.cos.shape[0]:
             self._grow(length)
 
     def reset_parameters(self) -> None:
         """Recompute cos and sin (same length, dtype and device); meta tables stay on meta."""
-        self.cos, self.sin = self._compute(self.cached_length, self.cos.dtype, self.cos.device)
+        self.cos, self.sin = self._compute(
+            self.cached_length, self.cos.dtype, self.cos.device
+        )
 
     def _apply(self, fn, recurse: bool = True):
         result = super()._apply(fn, recurse)
         self.reset_parameters()
         return result
 
-    def _cos_sin(self, offset: int, length: int, device: torch.device) -> tuple[Tensor, Tensor]:
+    def _cos_sin(
+        self, offset: int, length: int, device: torch.device
+    ) -> tuple[Tensor, Tensor]:
         self._ensure(device)
         end = offset + length
         if end > self.cos.shape[0]:
@@ -831,7 +902,9 @@ class RotaryEmbedding(PositionScheme):
             if _next_power_of_two(end) * self.rotary_dim * self.cos.dtype.itemsize > (
                 MAX_CACHE_BYTES
             ):
-                return self._cos_sin_at(torch.arange(offset, end, device=self.cos.device), device)
+                return self._cos_sin_at(
+                    torch.arange(offset, end, device=self.cos.device), device
+                )
             self._grow(end)
         return self.cos[offset:end], self.sin[offset:end]
 
@@ -842,7 +915,9 @@ class RotaryEmbedding(PositionScheme):
         rot = x[..., :r] if r < self.head_dim else x
         if self.pairing == "interleaved":
             x0, x1 = rot[..., 0::2], rot[..., 1::2]
-            out = torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1).flatten(-2)
+            out = torch.stack(
+                (x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1
+            ).flatten(-2)
         else:
             x0, x1 = rot[..., : r // 2], rot[..., r // 2 :]
             out = torch.cat((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
@@ -892,7 +967,9 @@ class RotaryEmbedding(PositionScheme):
             positions = _check_positions(positions, length, batch)
             self._ensure(x.device)
             cos, sin = self._cos_sin_at(positions, x.device)  # (L, r/2) or (B, L, r/2)
-            if cos.ndim == 3:  # batch on axis 0 of moved; singleton axes between it and L
+            if (
+                cos.ndim == 3
+            ):  # batch on axis 0 of moved; singleton axes between it and L
                 shape = (cos.shape[0],) + (1,) * (moved.ndim - 3) + cos.shape[1:]
                 cos, sin = cos.reshape(shape), sin.reshape(shape)
         cos, sin = cos.to(x.dtype), sin.to(x.dtype)
@@ -965,14 +1042,20 @@ class ALiBi(PositionScheme):
         super().__init__()
         self.n_heads = check_count(n_heads, "n_heads", 1)
         if self.n_heads > MAX_HEADS:
-            raise ValueError(f"n_heads must be an integer in 1 … {MAX_HEADS}, got {n_heads}")
-        self.register_buffer("slopes", self._compute(_resolve_device(device)), persistent=False)
+            raise ValueError(
+                f"n_heads must be an integer in 1 … {MAX_HEADS}, got {n_heads}"
+            )
+        self.register_buffer(
+            "slopes", self._compute(_resolve_device(device)), persistent=False
+        )
 
     def _compute(self, device: torch.device) -> Tensor:
         if device.type == "meta":
             slopes = torch.empty(self.n_heads, dtype=torch.float64, device=device)
         else:
-            slopes = torch.tensor(alibi_slopes(self.n_heads), dtype=torch.float64, device=device)
+            slopes = torch.tensor(
+                alibi_slopes(self.n_heads), dtype=torch.float64, device=device
+            )
         _mark(slopes)
         return slopes
 
@@ -1009,10 +1092,14 @@ class ALiBi(PositionScheme):
         dtype = _resolve_dtype(dtype)
         device = self.slopes.device if device is None else _resolve_device(device)
         if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
-            self.slopes = self._compute(device if self.slopes.is_meta else self.slopes.device)
+            self.slopes = self._compute(
+                device if self.slopes.is_meta else self.slopes.device
+            )
         slopes = self.slopes.to(device)
         if positions is None:
-            q_pos = torch.arange(offset, offset + q_len, device=device, dtype=torch.float64)
+            q_pos = torch.arange(
+                offset, offset + q_len, device=device, dtype=torch.float64
+            )
             k_pos = torch.arange(k_len, device=device, dtype=torch.float64)
             distance = q_pos[:, None] - k_pos[None, :]
         else:
@@ -1064,7 +1151,9 @@ def make_scheme(
         return NoPositionalEncoding()
     if name == "learned":
         if max_len is None:
-            raise ValueError("scheme 'learned' needs max_len (the number of trained positions)")
+            raise ValueError(
+                "scheme 'learned' needs max_len (the number of trained positions)"
+            )
         return LearnedPositionalEmbedding(max_len, dim)
     if name == "sinusoidal":
         return SinusoidalPositionalEncoding(
@@ -1073,7 +1162,9 @@ def make_scheme(
     if name == "rotary":
         head_dim = dim // n_heads
         if head_dim % 2:
-            raise ValueError(f"rotary needs an even head dimension, got dim/n_heads = {head_dim}")
+            raise ValueError(
+                f"rotary needs an even head dimension, got dim/n_heads = {head_dim}"
+            )
         return RotaryEmbedding(head_dim, base, initial_length=max_len or 512)
     return ALiBi(n_heads)
 
@@ -1090,7 +1181,9 @@ class SelfAttention(nn.Module):
     :math:`n > m` are masked out before the softmax.
     """
 
-    def __init__(self, dim: int, n_heads: int, scheme: PositionScheme, *, causal: bool = True):
+    def __init__(
+        self, dim: int, n_heads: int, scheme: PositionScheme, *, causal: bool = True
+    ):
         super().__init__()
         self.dim = check_dim(dim)
         self.n_heads = check_count(n_heads, "n_heads", 1)
@@ -1098,7 +1191,9 @@ class SelfAttention(nn.Module):
             raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
         self.head_dim = self.dim // self.n_heads
         if not isinstance(scheme, PositionScheme):
-            raise TypeError(f"scheme must be a PositionScheme, got {type(scheme).__name__}")
+            raise TypeError(
+                f"scheme must be a PositionScheme, got {type(scheme).__name__}"
+            )
         if isinstance(scheme, RotaryEmbedding) and scheme.head_dim != self.head_dim:
             raise ValueError(
                 f"the rotary scheme has head_dim = {scheme.head_dim} but dim / n_heads = "
@@ -1127,7 +1222,11 @@ class SelfAttention(nn.Module):
         offset = _check_offset(offset)
         return_weights = check_bool(return_weights, "return_weights")
         batch, length, _ = x.shape
-        qkv = self.qkv(x).view(batch, length, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        qkv = (
+            self.qkv(x)
+            .view(batch, length, 3, self.n_heads, self.head_dim)
+            .permute(2, 0, 3, 1, 4)
+        )
         q, k, v = qkv[0], qkv[1], qkv[2]
         q, k = self.scheme.rotate(q, k, offset, positions=positions, seq_axis=2)
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)
@@ -1143,7 +1242,9 @@ class SelfAttention(nn.Module):
         if bias is not None:
             scores = scores + bias
         if self.causal:
-            future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(1)
+            future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(
+                1
+            )
             scores = scores.masked_fill(future, float("-inf"))
         weights = scores.softmax(dim=-1)
         y = (weights @ v).transpose(1, 2).reshape(batch, length, self.dim)
@@ -1155,7 +1256,13 @@ class Block(nn.Module):
     """Pre-norm transformer block: ``x + attn(LN(x))`` then ``x + mlp(LN(x))``."""
 
     def __init__(
-        self, dim: int, n_heads: int, scheme: PositionScheme, *, causal: bool, mlp_ratio: int
+        self,
+        dim: int,
+        n_heads: int,
+        scheme: PositionScheme,
+        *,
+        causal: bool,
+        mlp_ratio: int,
     ):
         super().__init__()
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
@@ -1166,16 +1273,26 @@ class Block(nn.Module):
             nn.Linear(dim, mlp_ratio * dim), nn.GELU(), nn.Linear(mlp_ratio * dim, dim)
         )
 
-    def forward(self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None) -> Tensor:
+    def forward(
+        self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
+    ) -> Tensor:
         x = x + self.attn(self.norm1(x), offset, positions=positions)
         return x + self.mlp(self.norm2(x))
 
 
 def _parameter_count(vocab_size: int, dim: int, n_layers: int, mlp_ratio: int) -> int:
     hidden = mlp_ratio * dim
-    per_layer = 4 * dim + (3 * dim * dim + 3 * dim) + (dim * dim + dim)  # norms, qkv, out
+    per_layer = (
+        4 * dim + (3 * dim * dim + 3 * dim) + (dim * dim + dim)
+    )  # norms, qkv, out
     per_layer += (dim * hidden + hidden) + (hidden * dim + dim)  # the MLP
-    return vocab_size * dim + n_layers * per_layer + 2 * dim + dim * vocab_size + vocab_size
+    return (
+        vocab_size * dim
+        + n_layers * per_layer
+        + 2 * dim
+        + dim * vocab_size
+        + vocab_size
+    )
 
 
 class TinyTransformer(nn.Module):
@@ -1250,7 +1367,9 @@ class TinyTransformer(nn.Module):
                 f"scheme must be one of {', '.join(map(repr, SCHEMES))} or a PositionScheme, "
                 f"got {scheme!r}"
             )
-        if getattr(scheme, "dim", self.dim) != self.dim:  # learned and sinusoidal tables
+        if (
+            getattr(scheme, "dim", self.dim) != self.dim
+        ):  # learned and sinusoidal tables
             raise ValueError(
                 f"the {scheme.name} scheme has dim = {scheme.dim}, "
                 f"but the model has dim = {self.dim}"
@@ -1279,7 +1398,9 @@ class TinyTransformer(nn.Module):
         ``positions`` (shape (L,) or (batch, L)) gives each token's position instead.
         """
         if not isinstance(tokens, Tensor):
-            raise TypeError(f"tokens must be a torch.Tensor, got {type(tokens).__name__}")
+            raise TypeError(
+                f"tokens must be a torch.Tensor, got {type(tokens).__name__}"
+            )
         if tokens.ndim != 2:
             raise ValueError(
                 f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"

@@ -29,16 +29,37 @@ __all__ = [
 ]
 
 #: Colour cycle (colour-blind safe, Okabe–Ito).
-COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+COLORS = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+)
 
 #: matplotlib rc parameters of every figure in the book.
+#:
+#: Figures are PNG at twice their display resolution (:func:`use_book_style`), shown
+#: at ``figsize`` x ``figure.dpi`` CSS pixels: 5.2 in x 90 = 468 px, which fits the
+#: book's column on a desktop (784 px) and which a phone's column (about 342 px)
+#: shows at 0.73x. The smallest text, 10 pt (tick labels, legends), is then 12.5 px
+#: on a desktop and 9.1 px on a phone: at or above the 9 px that the browser check
+#: (``tests/browser``) requires. A wider ``figsize`` shrinks all text on a phone in
+#: proportion.
 STYLE = {
-    "figure.figsize": (7.0, 3.6),
+    "figure.figsize": (5.2, 3.2),
+    # Also the size in the "<Figure size WxH with N Axes>" repr that nbval compares.
     "figure.dpi": 90,
-    "savefig.dpi": 90,
-    "font.size": 10,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
+    "savefig.dpi": 180,
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "legend.fontsize": 10,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
@@ -53,12 +74,53 @@ LABEL_WIDTH = 44
 
 
 def use_book_style() -> None:
-    """Apply the book's matplotlib style globally (call once at the top of a notebook)."""
+    """Apply the book's matplotlib style globally (call once at the top of a notebook).
+
+    In IPython, figures are also shown as PNG at twice ``figure.dpi``, with their
+    display size in the output's metadata (sharp on high-density screens, shown at the
+    size :data:`STYLE` sets), and each PNG records the size of its smallest text, in
+    points, as its text chunk ``posenc:min-text-pt``: the book's browser check reads it
+    to tell whether the text is legible at the width the page shows the figure.
+    """
     import matplotlib as mpl
     from cycler import cycler
 
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import retina_figure
+    except ImportError:
+        shell = None
+    else:
+        shell = get_ipython()
+    backend = mpl.get_backend()
+    if shell is not None and backend.startswith("module://"):
+        # The inline backend registers its own figure formatters when it is loaded (at
+        # the first figure): load it now, so that the book's style and formatter win.
+        import importlib
+
+        importlib.import_module(backend.removeprefix("module://"))
     mpl.rcParams.update(STYLE)
     mpl.rcParams["axes.prop_cycle"] = cycler(color=COLORS)
+    if shell is None:
+        return
+
+    def book_png(figure: Any) -> Any:
+        from matplotlib.text import Text
+
+        sizes = [
+            text.get_fontsize()
+            for text in figure.findobj(Text)
+            if text.get_visible() and text.get_text().strip()
+        ]
+        metadata = {"posenc:min-text-pt": f"{min(sizes):g}"} if sizes else {}
+        return retina_figure(figure, base64=True, metadata=metadata)
+
+    from matplotlib.figure import Figure
+
+    formatters = shell.display_formatter.formatters
+    for mime in ("image/svg+xml", "image/jpeg", "application/pdf"):
+        formatters[mime].pop(Figure, None)
+    formatters["image/png"].for_type(Figure, book_png)
 
 
 def show(lhs: Any, expr: Any = None) -> None:
@@ -113,7 +175,9 @@ def is_zero(expr: Any) -> bool:
 
     if sp.simplify(expr) == 0:
         return True
-    return sp.simplify(sp.expand_complex(sp.expand(sp.sympify(expr).rewrite(sp.exp)))) == 0
+    return (
+        sp.simplify(sp.expand_complex(sp.expand(sp.sympify(expr).rewrite(sp.exp)))) == 0
+    )
 
 
 def fmt_small(value: float, floor: float = 1e-12) -> str:

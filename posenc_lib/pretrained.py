@@ -106,7 +106,9 @@ class BertEmbeddings:
                 "config.json with it; re-extract from a directory that has one"
             )
         if self.dim % heads:
-            raise ValueError(f"hidden size {self.dim} is not a multiple of {heads} heads")
+            raise ValueError(
+                f"hidden size {self.dim} is not a multiple of {heads} heads"
+            )
         return heads
 
     @property
@@ -120,7 +122,9 @@ class BertEmbeddings:
         return np.linalg.norm(self.position_embeddings, axis=1)
 
 
-def load_minilm(path: str | Path | None = None, *, verify: bool = True) -> BertEmbeddings:
+def load_minilm(
+    path: str | Path | None = None, *, verify: bool = True
+) -> BertEmbeddings:
     """Load the data file (default: the one shipped, :data:`DATA_FILE`).
 
     Parameters
@@ -161,12 +165,16 @@ def load_minilm(path: str | Path | None = None, *, verify: bool = True) -> BertE
     with np.load(path, allow_pickle=False) as archive:
         missing = [k for k in (*_KEYS, "meta_json") if k not in archive.files]
         if missing:
-            raise ValueError(f"{path} lacks the arrays {missing}: not an extraction-script file")
+            raise ValueError(
+                f"{path} lacks the arrays {missing}: not an extraction-script file"
+            )
         arrays = {}
         for key, rank in _KEYS.items():
             array = archive[key]
             if array.ndim != rank:
-                raise ValueError(f"{path}: {key} has {array.ndim} axes, expected {rank}")
+                raise ValueError(
+                    f"{path}: {key} has {array.ndim} axes, expected {rank}"
+                )
             if array.dtype == bool or np.issubdtype(array.dtype, np.integer):
                 arrays[key] = array.copy()
             else:

@@ -140,7 +140,11 @@ def position_bilinear(
     h = check_matrix(h, "h", even=True)
     dim = h.shape[0]
     p_m = sinusoidal(positions, dim, base=base, layout=layout)
-    p_n = p_m if positions_n is None else sinusoidal(positions_n, dim, base=base, layout=layout)
+    p_n = (
+        p_m
+        if positions_n is None
+        else sinusoidal(positions_n, dim, base=base, layout=layout)
+    )
     return p_m @ h @ p_n.T
 
 
@@ -260,7 +264,9 @@ def random_relative_matrix(
     dim = check_dim(dim)
     rng = check_rng(rng)
     # the projection averages two standard normals: rescale so that a_i, b_i have variance 1
-    return relative_projection(rng.standard_normal((dim, dim)), layout=layout) * np.sqrt(2.0)
+    return relative_projection(
+        rng.standard_normal((dim, dim)), layout=layout
+    ) * np.sqrt(2.0)
 
 
 def rotary_scores(
@@ -302,7 +308,9 @@ def rotary_scores(
     if q.shape != k.shape:
         raise ValueError(f"k must have the length of q, {q.size}, got {describe(k)}")
     theta = frequencies(q.size, base=base)
-    m_arr, n_arr = np.broadcast_arrays(check_real_array(m, "m"), check_real_array(n, "n"))
+    m_arr, n_arr = np.broadcast_arrays(
+        check_real_array(m, "m"), check_real_array(n, "n")
+    )
 
     def rotate(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
         phase = pos[..., None] * theta
@@ -506,7 +514,9 @@ def toeplitz_hankel(g: ArrayLike, *, centered: bool = False) -> ToeplitzHankel:
         g = g - g.mean()
     total = float(np.sum(g**2))
     if total == 0:
-        accepted = "a non-constant matrix (centered=True)" if centered else "a nonzero matrix"
+        accepted = (
+            "a non-constant matrix (centered=True)" if centered else "a nonzero matrix"
+        )
         given = "a constant one" if centered else "an all-zero one"
         raise ValueError(f"g must be {accepted}, got {given}")
     shape = g.shape

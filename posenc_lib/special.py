@@ -27,7 +27,8 @@ _SERIES_LIMIT = 4.0
 #: Coefficients of Cin(x) = sum_k (-1)^(k+1) x^(2k) / (2k (2k)!), k = 1..20 (Horner in x^2).
 _CIN_COEFFS = np.array(
     [
-        (-1.0) ** (k + 1) / (2 * k * float(np.prod(np.arange(1, 2 * k + 1, dtype=np.float64))))
+        (-1.0) ** (k + 1)
+        / (2 * k * float(np.prod(np.arange(1, 2 * k + 1, dtype=np.float64))))
         for k in range(1, 21)
     ]
 )

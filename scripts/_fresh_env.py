@@ -14,14 +14,25 @@ REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "requirements" / "lock.txt"
 
 # Never copied into a source copy, whatever git says (build outputs, environments, caches).
-_NOT_SOURCE = {".git", ".venv", "_build", "_extra", "node_modules", "build", "dist", ".lockvenv"}
+_NOT_SOURCE = {
+    ".git",
+    ".venv",
+    "_build",
+    "_extra",
+    "node_modules",
+    "build",
+    "dist",
+    ".lockvenv",
+}
 
 
 def say(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
-def run(cmd: list[str | os.PathLike[str]], **kwargs: object) -> subprocess.CompletedProcess:
+def run(
+    cmd: list[str | os.PathLike[str]], **kwargs: object
+) -> subprocess.CompletedProcess:
     """Run ``cmd``, echoing it; raise on failure."""
     shown = " ".join(str(part) for part in cmd)
     say(f"$ {shown if len(shown) < 300 else shown[:300] + ' ...'}")
@@ -30,7 +41,9 @@ def run(cmd: list[str | os.PathLike[str]], **kwargs: object) -> subprocess.Compl
 
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment for commands in a fresh venv: no PYTHONPATH, no active venv."""
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}
+    }
     env.update(extra)
     return env
 
@@ -81,13 +94,24 @@ def source_files(repo: Path = REPO) -> list[Path]:
     """The files a fresh clone would have, plus untracked files git does not ignore."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(repo), "ls-files", "--cached", "--others", "--exclude-standard"],
+            [
+                "git",
+                "-C",
+                str(repo),
+                "ls-files",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
             check=True,
             capture_output=True,
             text=True,
         ).stdout
         names = [Path(line) for line in out.splitlines() if line]
-    except (OSError, subprocess.CalledProcessError):  # not a git checkout: walk the tree
+    except (
+        OSError,
+        subprocess.CalledProcessError,
+    ):  # not a git checkout: walk the tree
         names = [p.relative_to(repo) for p in repo.rglob("*") if p.is_file()]
     return [
         name

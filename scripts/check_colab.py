@@ -38,9 +38,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _fresh_env as fe
 
-COLAB_PACKAGES = ["numpy", "matplotlib", "sympy"]  # newest releases, as Colab keeps them
+COLAB_PACKAGES = [
+    "numpy",
+    "matplotlib",
+    "sympy",
+]  # newest releases, as Colab keeps them
 TORCH = "torch==2.13.0"  # the pinned CPU build (pip takes it from local disk here)
-RUNNER = ["ipykernel", "nbclient", "nbformat"]  # to execute the notebooks, at the lock's pins
+RUNNER = [
+    "ipykernel",
+    "nbclient",
+    "nbformat",
+]  # to execute the notebooks, at the lock's pins
 TIMEOUT_PER_CELL_S = 600
 
 INSTALL_MARKER = 'find_spec("posenc_lib")'
@@ -88,7 +96,11 @@ def _execute_one(source: str, workdir: str) -> dict[str, object]:
     if first is None or first.cell_type != "code" or INSTALL_MARKER not in first.source:
         return {"ok": False, "seconds": 0.0, "error": "cell 1 is not the install cell"}
     if "remove-cell" not in first.metadata.get("tags", []):
-        return {"ok": False, "seconds": 0.0, "error": "the install cell is not tagged remove-cell"}
+        return {
+            "ok": False,
+            "seconds": 0.0,
+            "error": "the install cell is not tagged remove-cell",
+        }
     notebook.cells.insert(0, nbformat.v4.new_code_cell(GUARD_CELL))
     notebook.cells.insert(2, nbformat.v4.new_code_cell(VERIFY_CELL))
     started = time.perf_counter()
@@ -105,8 +117,14 @@ def _execute_one(source: str, workdir: str) -> dict[str, object]:
     finally:
         nbformat.write(notebook, path)
     verify = notebook.cells[2].get("outputs", [])
-    said = "".join(out.get("text", "") for out in verify if out.get("output_type") == "stream")
-    return {"ok": True, "seconds": time.perf_counter() - started, "install_cell": said.strip()}
+    said = "".join(
+        out.get("text", "") for out in verify if out.get("output_type") == "stream"
+    )
+    return {
+        "ok": True,
+        "seconds": time.perf_counter() - started,
+        "install_cell": said.strip(),
+    }
 
 
 def _execute_main(argv: list[str]) -> None:
@@ -136,7 +154,9 @@ def _self_test_notebook(folder: Path) -> Path:
 
     folder.mkdir(parents=True)
     cell = nbformat.v4.new_code_cell(SELF_TEST_CELL, metadata={"tags": ["remove-cell"]})
-    notebook = nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_code_cell("1 + 1")])
+    notebook = nbformat.v4.new_notebook(
+        cells=[cell, nbformat.v4.new_code_cell("1 + 1")]
+    )
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
     path = folder / "00_guard_self_test.ipynb"
     nbformat.write(notebook, path)
@@ -164,14 +184,20 @@ def build_wheel(python: Path, work: Path) -> Path:
             f"the wheel {wheel.name} lacks files of posenc_lib/ that a Colab reader would not "
             f"get (declare them as package data in pyproject.toml): {missing}"
         )
-    fe.say(f"wheel {wheel.name}: {len(package_files)} files of posenc_lib/, none missing")
+    fe.say(
+        f"wheel {wheel.name}: {len(package_files)} files of posenc_lib/, none missing"
+    )
     return wheel
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/*.ipynb")
-    parser.add_argument("--jobs", type=int, default=1, help="notebooks run at once (default 1)")
+    parser.add_argument(
+        "notebooks", nargs="*", type=Path, help="default: notebooks/*.ipynb"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="notebooks run at once (default 1)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or sorted(
@@ -189,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         colab = fe.freeze(python)
         fe.say(
             "Colab stand-in: "
-            + ", ".join(f"{n} {colab[n]}" for n in ["numpy", "matplotlib", "sympy", "torch"])
+            + ", ".join(
+                f"{n} {colab[n]}" for n in ["numpy", "matplotlib", "sympy", "torch"]
+            )
         )
 
         wheel = build_wheel(python, work)
@@ -222,17 +250,25 @@ def main(argv: list[str] | None = None) -> int:
 
         guard = execute(_self_test_notebook(work / "self-test"))
         if guard["ok"] or "the install cell started" not in str(guard["error"]):
-            raise SystemExit(f"the install-cell guard missed a cell that runs pip: {guard}")
+            raise SystemExit(
+                f"the install-cell guard missed a cell that runs pip: {guard}"
+            )
         fe.say("self-test: the guard catches an install cell that runs pip")
 
         failures = 0
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            for notebook, result in zip(notebooks, pool.map(execute, notebooks), strict=True):
+            for notebook, result in zip(
+                notebooks, pool.map(execute, notebooks), strict=True
+            ):
                 name = (
-                    notebook.relative_to(fe.REPO) if notebook.is_relative_to(fe.REPO) else notebook
+                    notebook.relative_to(fe.REPO)
+                    if notebook.is_relative_to(fe.REPO)
+                    else notebook
                 )
                 if result["ok"]:
-                    fe.say(f"PASS {name} in {result['seconds']:.0f} s ({result['install_cell']})")
+                    fe.say(
+                        f"PASS {name} in {result['seconds']:.0f} s ({result['install_cell']})"
+                    )
                 else:
                     failures += 1
                     fe.say(f"FAIL {name}:\n{_excerpt(str(result['error']))}")

@@ -89,7 +89,9 @@ def pytest_usage_error(pytest_args: list[str]) -> str | None:
     said = [line for line in lines if " error: " in line or line.startswith("ERROR: ")]
     said = [line for line in said if not line.startswith("ERROR: usage:")] or lines[-1:]
     return (
-        "; ".join(line.split(" error: ", 1)[-1].removeprefix("ERROR: ") for line in said)
+        "; ".join(
+            line.split(" error: ", 1)[-1].removeprefix("ERROR: ") for line in said
+        )
         or "pytest exit status 4"
     )
 
@@ -115,12 +117,17 @@ def main(argv: list[str] | None = None) -> int:
         python = fe.make_venv(work / "venv")
         fe.pip_install(python, "-r", str(OLDEST), *fe.lock_pins(*TEST_TOOLS))
         fe.pip_install(python, "--no-deps", str(source))
-        for run_name, extra in [("oldest, no torch", []), ("oldest, with torch", WITH_TORCH)]:
+        for run_name, extra in [
+            ("oldest, no torch", []),
+            ("oldest, with torch", WITH_TORCH),
+        ]:
             if extra:
                 fe.pip_install(python, *extra)
             pins = fe.freeze(python)
             shown = ["numpy", "sympy", "mpmath", "matplotlib", "torch"]
-            fe.say(f"{run_name}: " + ", ".join(f"{n} {pins.get(n, '-')}" for n in shown))
+            fe.say(
+                f"{run_name}: " + ", ".join(f"{n} {pins.get(n, '-')}" for n in shown)
+            )
             # Run from the source copy (its pyproject configures pytest) against the installed
             # library: -P keeps the copy's folder off sys.path, so `import posenc_lib` is the
             # installed one.
@@ -132,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
             results[run_name] = done.returncode
         for run_name, code in results.items():
             meaning = PYTEST_STATUS.get(code, "unknown")
-            fe.say(f"{'PASS' if code == 0 else 'FAIL'} {run_name}: {meaning} (pytest exit {code})")
+            fe.say(
+                f"{'PASS' if code == 0 else 'FAIL'} {run_name}: {meaning} (pytest exit {code})"
+            )
         ok = all(code == 0 for code in results.values())
         fe.say(f"{'OK' if ok else 'FAILED'} in {time.perf_counter() - started:.0f} s")
         return 0 if ok else 1

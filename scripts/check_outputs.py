@@ -57,10 +57,14 @@ PORTABLE = "portable-digits"
 TINY = 1e-10
 FLOAT32_LOW, FLOAT32_HIGH = 2.0**-26, 2.0**-21
 
-_NUMBER = re.compile(r"(?<![\w.])(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)(?!\w|\.\d)")
+_NUMBER = re.compile(
+    r"(?<![\w.])(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)(?!\w|\.\d)"
+)
 _BOUND_BEFORE = re.compile(r"(?:<=?|>=?|≤|≥)\s*$")
 _TOLERANCE = re.compile(r"^[-+]?[1-9][eE][-+]?\d+$")
-_FLOAT32_REPR = re.compile(r"array\((?:[^()]|\([^()]*\))*?dtype=float32\)|float32\([^()]*\)", re.S)
+_FLOAT32_REPR = re.compile(
+    r"array\((?:[^()]|\([^()]*\))*?dtype=float32\)|float32\([^()]*\)", re.S
+)
 _NUMPY2_SCALAR = re.compile(
     r"\bnp\.(?:float(?:16|32|64|128)|longdouble|int(?:8|16|32|64)|uint(?:8|16|32|64)"
     r"|complex(?:64|128)|str_|bytes_)\(|\bnp\.(?:True_|False_)\b"
@@ -78,7 +82,9 @@ class Finding:
 
     def __str__(self) -> str:
         where = f"{self.notebook}: Cell {self.cell} (cell {self.position})"
-        return f"{where}: {self.kind}: {self.value!r}" + (f" in {self.line!r}" if self.line else "")
+        return f"{where}: {self.kind}: {self.value!r}" + (
+            f" in {self.line!r}" if self.line else ""
+        )
 
 
 def _tags(cell: dict) -> set[str]:
@@ -122,7 +128,11 @@ def roundoff_in_text(text: str) -> Iterator[tuple[str, str, str]]:
         for match in _NUMBER.finditer(block.group(0)):
             literal = match.group("num")
             if _significant_digits(literal) >= 7:
-                yield "float32 printed to its last bit", literal, _line_of(text, block.start())
+                yield (
+                    "float32 printed to its last bit",
+                    literal,
+                    _line_of(text, block.start()),
+                )
     for match in _NUMPY2_SCALAR.finditer(text):
         yield "numpy>=2 scalar repr", match.group(0), _line_of(text, match.start())
 
@@ -149,8 +159,12 @@ def check_errors(path: Path) -> list[Finding]:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
                 value = f"{output.get('ename', '?')}: {output.get('evalue', '')}"
-                findings.append(Finding(path.name, index, position, "stored error", value, ""))
-            elif output.get("name") == "stderr" and "Traceback (most recent call last)" in (
+                findings.append(
+                    Finding(path.name, index, position, "stored error", value, "")
+                )
+            elif output.get(
+                "name"
+            ) == "stderr" and "Traceback (most recent call last)" in (
                 text := _text(output)
             ):
                 line = _line_of(text, text.rfind("\n", 0, len(text.rstrip())) + 1)
@@ -184,9 +198,15 @@ def _notebook(value: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="check_outputs.py", description=__doc__.splitlines()[0])
-    parser.add_argument("notebooks", nargs="*", type=_notebook, help="default: notebooks/*.ipynb")
-    parser.add_argument("--errors", action="store_true", help="stored error outputs only")
+    parser = argparse.ArgumentParser(
+        prog="check_outputs.py", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "notebooks", nargs="*", type=_notebook, help="default: notebooks/*.ipynb"
+    )
+    parser.add_argument(
+        "--errors", action="store_true", help="stored error outputs only"
+    )
     parser.add_argument("--roundoff", action="store_true", help="round-off values only")
     args = parser.parse_args(argv)
     notebooks = args.notebooks or sorted((ROOT / "notebooks").glob("*.ipynb"))

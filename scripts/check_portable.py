@@ -82,7 +82,11 @@ _PROBES = {
 
 def _digest(code: str, env: dict[str, str]) -> str | None:
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     return done.stdout.strip() if done.returncode == 0 else None
 
@@ -112,8 +116,12 @@ def _notebook(value: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="check_portable.py", description=__doc__.split("\n")[0])
-    parser.add_argument("notebooks", nargs="*", type=_notebook, help="default: notebooks/*.ipynb")
+    parser = argparse.ArgumentParser(
+        prog="check_portable.py", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "notebooks", nargs="*", type=_notebook, help="default: notebooks/*.ipynb"
+    )
     parser.add_argument(
         "--jobs",
         type=int,
@@ -121,15 +129,21 @@ def main(argv: list[str] | None = None) -> int:
         help="pytest-xdist workers (default: 2, or 1 for a single notebook)",
     )
     probing = parser.add_mutually_exclusive_group()
-    probing.add_argument("--probe-only", action="store_true", help="report the probe and stop")
-    probing.add_argument("--no-probe", action="store_true", help="skip the probe (saves seconds)")
+    probing.add_argument(
+        "--probe-only", action="store_true", help="report the probe and stop"
+    )
+    probing.add_argument(
+        "--no-probe", action="store_true", help="skip the probe (saves seconds)"
+    )
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error(f"argument --jobs: must be an integer >= 1, got {args.jobs}")
     notebooks = args.notebooks or sorted((ROOT / "notebooks").glob("*.ipynb"))
     try:
         if not args.no_probe:
-            print("check_portable: the variant; does each part change floats on this machine?")
+            print(
+                "check_portable: the variant; does each part change floats on this machine?"
+            )
             for name, effect in probe().items():
                 print(f"  {name}={VARIANT[name]}: {effect}", flush=True)
         if args.probe_only:

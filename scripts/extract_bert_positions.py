@@ -85,7 +85,9 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_safetensors(path: Path, names: set[str] | None = None) -> dict[str, np.ndarray]:
+def read_safetensors(
+    path: Path, names: set[str] | None = None
+) -> dict[str, np.ndarray]:
     """Tensors of a ``.safetensors`` file as numpy arrays (all of them, or only ``names``).
 
     Parameters
@@ -124,10 +126,13 @@ def read_safetensors(path: Path, names: set[str] | None = None) -> dict[str, np.
                 array = bits.view(np.float32)
             elif dtype_name in _SAFETENSORS_DTYPES:
                 array = np.frombuffer(
-                    buffer, dtype=np.dtype(_SAFETENSORS_DTYPES[dtype_name]).newbyteorder("<")
+                    buffer,
+                    dtype=np.dtype(_SAFETENSORS_DTYPES[dtype_name]).newbyteorder("<"),
                 )
             else:
-                raise ValueError(f"{path}: tensor {name!r} has unsupported dtype {dtype_name}")
+                raise ValueError(
+                    f"{path}: tensor {name!r} has unsupported dtype {dtype_name}"
+                )
             if array.size != int(np.prod(shape, dtype=np.int64)):
                 raise ValueError(
                     f"{path}: tensor {name!r} has {array.size} values for shape {shape}"
@@ -175,7 +180,9 @@ def _unused_mask(directory: Path, vocab_size: int) -> np.ndarray:
     return mask
 
 
-def extract(directory: Path, sample_tokens: int = 256, seed: int = 0) -> dict[str, np.ndarray]:
+def extract(
+    directory: Path, sample_tokens: int = 256, seed: int = 0
+) -> dict[str, np.ndarray]:
     """The arrays described in the module docstring, for the checkpoint in ``directory``."""
     directory = Path(directory)
     tensors, weights_path = read_checkpoint(directory)
@@ -221,8 +228,12 @@ def extract(directory: Path, sample_tokens: int = 256, seed: int = 0) -> dict[st
         "script": "scripts/extract_bert_positions.py",
     }
     return {
-        "position_embeddings": get(emb + "position_embeddings.weight").astype(np.float16),
-        "token_type_embeddings": get(emb + "token_type_embeddings.weight").astype(np.float16),
+        "position_embeddings": get(emb + "position_embeddings.weight").astype(
+            np.float16
+        ),
+        "token_type_embeddings": get(emb + "token_type_embeddings.weight").astype(
+            np.float16
+        ),
         "word_norms": np.linalg.norm(words, axis=1).astype(np.float32),
         "word_is_unused": unused,
         "word_mean": used.mean(axis=0).astype(np.float32),
@@ -245,7 +256,9 @@ def write_npz(arrays: dict[str, np.ndarray], path: Path) -> None:
         for name in sorted(arrays):
             buffer = io.BytesIO()
             array = np.asarray(arrays[name])
-            if not array.flags.c_contiguous:  # (np.ascontiguousarray would turn 0-d into 1-d)
+            if (
+                not array.flags.c_contiguous
+            ):  # (np.ascontiguousarray would turn 0-d into 1-d)
                 array = array.copy(order="C")
             np.lib.format.write_array(buffer, array, allow_pickle=False)
             info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))

@@ -71,13 +71,17 @@ def page_rows() -> dict[str, dict[str, str]]:
 def page_call(name: str) -> str:
     """The posenc_lib call the page prints for row ``name`` (without the backticks)."""
     call = page_rows()[name]["posenc_lib call"]
-    assert call.startswith("`") and call.endswith("`"), f"{name}: the call is not code: {call}"
+    assert call.startswith("`") and call.endswith("`"), (
+        f"{name}: the call is not code: {call}"
+    )
     return call.strip("`")
 
 
 def evaluate_call(name: str, namespace: dict) -> object:
     """Evaluate the page's call for row ``name`` in ``namespace`` (so the page shows what ran)."""
-    return eval(page_call(name), dict(namespace))  # the page is this repository's own text
+    return eval(
+        page_call(name), dict(namespace)
+    )  # the page is this repository's own text
 
 
 def check_page(name: str, measured: float) -> None:
@@ -91,7 +95,9 @@ def check_page(name: str, measured: float) -> None:
 
 def exact_angles(positions, theta) -> np.ndarray:
     """Float64 angles ``positions[..., None] * theta``."""
-    return np.asarray(positions, dtype=np.float64)[..., None] * np.asarray(theta, np.float64)
+    return np.asarray(positions, dtype=np.float64)[..., None] * np.asarray(
+        theta, np.float64
+    )
 
 
 def reference_phase_error(sin_ref, cos_ref, exact) -> np.ndarray:
@@ -114,7 +120,9 @@ def float32_angle_bound(positions, theta) -> np.ndarray:
     return m * theta * (np.abs(np.log(theta)) + 5.0) * U32 + 2.0 * U32
 
 
-def assert_reference_is_the_formula(name, sin_ref, cos_ref, positions, theta) -> np.ndarray:
+def assert_reference_is_the_formula(
+    name, sin_ref, cos_ref, positions, theta
+) -> np.ndarray:
     """Step 3: the reference's phases are the row's angles up to float32 rounding."""
     exact = exact_angles(positions, theta)
     error = reference_phase_error(sin_ref, cos_ref, exact)
@@ -162,8 +170,12 @@ def check_table_row(
     ours = np.asarray(ours, np.float64)
     ref = np.asarray(ref, np.float64)
     measured = max(
-        assert_within_reference_rounding(name, ours[:, sin_cols], ref[:, sin_cols], error),
-        assert_within_reference_rounding(name, ours[:, cos_cols], ref[:, cos_cols], error),
+        assert_within_reference_rounding(
+            name, ours[:, sin_cols], ref[:, sin_cols], error
+        ),
+        assert_within_reference_rounding(
+            name, ours[:, cos_cols], ref[:, cos_cols], error
+        ),
     )
     used = [sin_cols, cos_cols]
     if lone_sin is not None:
@@ -176,7 +188,9 @@ def check_table_row(
         used.append(cols)
     rest = np.setdiff1d(np.arange(ref.shape[1]), np.concatenate(used))
     if rest.size:  # padding columns (odd dimensions): both must hold the same values
-        assert np.array_equal(ours[:, rest], ref[:, rest]), f"{name}: padding columns differ"
+        assert np.array_equal(ours[:, rest], ref[:, rest]), (
+            f"{name}: padding columns differ"
+        )
     if page:
         check_page(name, measured)
     return measured

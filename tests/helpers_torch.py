@@ -31,7 +31,9 @@ def fd_cross_hessian(f, x_m, x_n, h=1e-4):
     return out
 
 
-def make_layer(kind: str, seed: int, d: int = 8, activation: str = "relu") -> torch.nn.Module:
+def make_layer(
+    kind: str, seed: int, d: int = 8, activation: str = "relu"
+) -> torch.nn.Module:
     """A float64 layer in eval mode: attention, a Transformer encoder layer, or a linear map."""
     torch.manual_seed(seed)
     if kind == "mha":
@@ -47,5 +49,7 @@ def make_layer(kind: str, seed: int, d: int = 8, activation: str = "relu") -> to
 
 def nonlinear(x_m, x_n):
     return (
-        torch.tanh(x_m @ x_n) + (torch.sin(x_m) * x_n**2).sum() + torch.exp(0.3 * x_m[0] * x_n[-1])
+        torch.tanh(x_m @ x_n)
+        + (torch.sin(x_m) * x_n**2).sum()
+        + torch.exp(0.3 * x_m[0] * x_n[-1])
     )

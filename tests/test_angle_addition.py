@@ -14,7 +14,15 @@ from posenc_lib.layouts import pair_columns
 
 
 def fast_table(
-    count, dim, *, start=0, step=1, block=None, dtype=np.float64, layout="interleaved", base=10000.0
+    count,
+    dim,
+    *,
+    start=0,
+    step=1,
+    block=None,
+    dtype=np.float64,
+    layout="interleaved",
+    base=10000.0,
 ):
     """The table of positions start + k*step filled by angle addition, with a chosen block."""
     out = np.empty((count, dim), dtype=dtype)
@@ -47,12 +55,23 @@ def direct_table(positions, dim, *, layout="interleaved", base=10000.0):
     dtype=st.sampled_from([np.float32, np.float64]),
     base=st.sampled_from([10.0, 10000.0, 500000.0]),
 )
-def test_fast_equals_direct_within_bounds(count, half, start, step, block, layout, dtype, base):
+def test_fast_equals_direct_within_bounds(
+    count, half, start, step, block, layout, dtype, base
+):
     dim = 2 * half
     fast = fast_table(
-        count, dim, start=start, step=step, block=block, dtype=dtype, layout=layout, base=base
+        count,
+        dim,
+        start=start,
+        step=step,
+        block=block,
+        dtype=dtype,
+        layout=layout,
+        base=base,
     )
-    direct = direct_table(start + step * np.arange(count), dim, layout=layout, base=base)
+    direct = direct_table(
+        start + step * np.arange(count), dim, layout=layout, base=base
+    )
     reach = abs(start) + abs(step) * (count - 1)
     tolerance = error_bound(reach, dtype=dtype) + float64_bound(reach)
     assert fast.dtype == np.dtype(dtype)
@@ -62,15 +81,21 @@ def test_fast_equals_direct_within_bounds(count, half, start, step, block, layou
 
 def test_fast_equals_direct_on_a_large_table_every_entry():
     count, dim = 8192, 512
-    fast = pe.sinusoidal(count, dim, dtype=np.float32)  # "auto" takes angle addition here
-    difference = np.max(np.abs(fast.astype(np.float64) - direct_table(np.arange(count), dim)))
+    fast = pe.sinusoidal(
+        count, dim, dtype=np.float32
+    )  # "auto" takes angle addition here
+    difference = np.max(
+        np.abs(fast.astype(np.float64) - direct_table(np.arange(count), dim))
+    )
     assert difference <= error_bound(count, dtype=np.float32) + float64_bound(count)
 
 
 def test_methods_of_sinusoidal():
     fractional = np.linspace(0.0, 3000.5, 3000)
     assert A.integer_progression(fractional) is None
-    np.testing.assert_array_equal(pe.sinusoidal(fractional, 64), direct_table(fractional, 64))
+    np.testing.assert_array_equal(
+        pe.sinusoidal(fractional, 64), direct_table(fractional, 64)
+    )
     uneven = np.arange(3000) ** 2 % 10007
     assert A.integer_progression(uneven) is None
     np.testing.assert_array_equal(pe.sinusoidal(uneven, 64), direct_table(uneven, 64))
@@ -81,13 +106,16 @@ def test_methods_of_sinusoidal():
         fast_table(3000, 64, dtype=np.float32, start=5, step=7),
     )
     # "auto" on a small table and "direct" anywhere: the direct method, bit for bit.
-    np.testing.assert_array_equal(pe.sinusoidal(100, 8), direct_table(np.arange(100), 8))
+    np.testing.assert_array_equal(
+        pe.sinusoidal(100, 8), direct_table(np.arange(100), 8)
+    )
     np.testing.assert_array_equal(
         pe.sinusoidal(positions, 64, method="direct"), direct_table(positions, 64)
     )
     # "angle_addition" on a small table: the fast method, bit for bit.
     np.testing.assert_array_equal(
-        pe.sinusoidal(np.arange(3, 103), 8, method="angle_addition"), fast_table(100, 8, start=3)
+        pe.sinusoidal(np.arange(3, 103), 8, method="angle_addition"),
+        fast_table(100, 8, start=3),
     )
     with pytest.raises(ValueError, match="method='angle_addition'"):
         pe.sinusoidal(fractional, 8, method="angle_addition")
@@ -112,7 +140,9 @@ def test_layouts_are_exact_permutations(dtype):
     shifted = fast_table(count, dim, dtype=dtype, start=-50, step=3)
     for layout in pe.LAYOUTS:
         other = pe.sinusoidal(count, dim, layout=layout, dtype=dtype)
-        np.testing.assert_array_equal(pe.convert_layout(interleaved, "interleaved", layout), other)
+        np.testing.assert_array_equal(
+            pe.convert_layout(interleaved, "interleaved", layout), other
+        )
         np.testing.assert_array_equal(
             pe.convert_layout(shifted, "interleaved", layout),
             fast_table(count, dim, dtype=dtype, start=-50, step=3, layout=layout),
@@ -127,22 +157,37 @@ def test_float16_and_longdouble_outputs():
         count, dtype=np.float16
     )
     wide = fast_table(count, dim, dtype=np.longdouble)
-    assert np.max(np.abs(wide.astype(np.float64) - reference)) <= 2 * float64_bound(count)
+    assert np.max(np.abs(wide.astype(np.float64) - reference)) <= 2 * float64_bound(
+        count
+    )
 
 
 def test_edge_cases():
     assert pe.sinusoidal(0, 8, method="angle_addition").shape == (0, 8)
-    np.testing.assert_array_equal(fast_table(1, 6, dtype=np.float32), [[0, 1, 0, 1, 0, 1]])
-    np.testing.assert_allclose(fast_table(1, 6, start=123), direct_table([123], 6), atol=1e-14)
+    np.testing.assert_array_equal(
+        fast_table(1, 6, dtype=np.float32), [[0, 1, 0, 1, 0, 1]]
+    )
+    np.testing.assert_allclose(
+        fast_table(1, 6, start=123), direct_table([123], 6), atol=1e-14
+    )
     table = fast_table(100, 8, start=77, step=0, block=7)  # a zero step repeats one row
     assert np.all(table == table[0])
-    for block in (1, 3, 64, 1000):  # partial last block, blocks of one row, one big block
+    for block in (
+        1,
+        3,
+        64,
+        1000,
+    ):  # partial last block, blocks of one row, one big block
         table = fast_table(101, 10, block=block)
-        assert np.max(np.abs(table - direct_table(np.arange(101), 10))) <= 2 * float64_bound(101)
+        assert np.max(
+            np.abs(table - direct_table(np.arange(101), 10))
+        ) <= 2 * float64_bound(101)
 
 
 def test_dim_two_is_the_single_fastest_pair():
-    count = 70000  # dim = 2 still takes the fast path in sinusoidal (count * dim >= 2**16)
+    count = (
+        70000  # dim = 2 still takes the fast path in sinusoidal (count * dim >= 2**16)
+    )
     table = pe.sinusoidal(count, 2)
     m = np.arange(count)
     np.testing.assert_allclose(table[:, 0], np.sin(m), rtol=0, atol=error_bound(count))
@@ -175,7 +220,9 @@ def test_fill_progression_rejects_bad_arguments(kwargs, error, match):
         "cos_cols": cos_cols,
         **kwargs,
     }
-    out, theta, s, c = (arguments.pop(k) for k in ("out", "theta", "sin_cols", "cos_cols"))
+    out, theta, s, c = (
+        arguments.pop(k) for k in ("out", "theta", "sin_cols", "cos_cols")
+    )
     with pytest.raises(error, match=match):
         A.fill_progression(out, theta, s, c, **arguments)
 
@@ -204,7 +251,12 @@ def test_block_plan_of_the_largest_benchmark_table():
         ((10, 0), {}, ValueError, "dim must be a positive even integer, got 0"),
         ((10, 7), {}, ValueError, "dim must be a positive even integer, got 7"),
         ((10, 8), {"block": 0}, ValueError, "block must be an integer >= 1, got 0"),
-        ((10, 8), {"dtype": np.int16}, TypeError, "dtype must be a numpy floating dtype"),
+        (
+            (10, 8),
+            {"dtype": np.int16},
+            TypeError,
+            "dtype must be a numpy floating dtype",
+        ),
     ],
 )
 def test_block_plan_rejects_bad_arguments(args, kwargs, error, match):
@@ -227,9 +279,13 @@ def test_column_slices_select_the_same_columns(layout, dim):
 @pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
 def test_threaded_fill_is_identical_to_single_threaded(monkeypatch, layout):
     count, dim = 4096, 512
-    assert A.block_plan(count, dim, dtype=np.float32)["n_groups"] >= 3  # enough groups to split
+    assert (
+        A.block_plan(count, dim, dtype=np.float32)["n_groups"] >= 3
+    )  # enough groups to split
     monkeypatch.setattr(A, "_THREAD_MIN_ENTRIES", 0)  # thread even this small table
-    monkeypatch.setattr(A, "_max_workers", lambda: 3)  # three threads, whatever the CPU count
+    monkeypatch.setattr(
+        A, "_max_workers", lambda: 3
+    )  # three threads, whatever the CPU count
     kwargs = {"dtype": np.float32, "layout": layout, "start": 17, "step": 3}
     threaded = fast_table(count, dim, **kwargs)
     monkeypatch.setattr(A, "_max_workers", lambda: 1)

@@ -56,7 +56,9 @@ def test_pooled_scalar_model_with_causal_mask_is_not_symmetric(kind):
             w_v = layer.in_proj_weight[2 * d :]
             b_v = layer.in_proj_bias[2 * d :]
             y0 = layer.out_proj(X[0] @ w_v.T + b_v)
-            full = layer(X, X, X, attn_mask=torch.full((6, 6), float("-inf"), dtype=F64).triu(1))[0]
+            full = layer(
+                X, X, X, attn_mask=torch.full((6, 6), float("-inf"), dtype=F64).triu(1)
+            )[0]
             torch.testing.assert_close(full[0], y0)
 
 
@@ -89,16 +91,22 @@ def test_pooled_scalar_model_rejects_bad_arguments():
     model = at.PooledScalarModel(torch.nn.Identity(), rand(d + 1))
     with pytest.raises(ValueError, match=r"layer must map \(L, d\) to \(L, 5\)"):
         model(rand(3, d))
-    with pytest.raises(ValueError, match=r"tokens must be .* with 2 axes, got a tensor of shape"):
+    with pytest.raises(
+        ValueError, match=r"tokens must be .* with 2 axes, got a tensor of shape"
+    ):
         model(rand(d))
-    with pytest.raises(TypeError, match=r"tokens must be .*torch\.Tensor.*, got ndarray"):
+    with pytest.raises(
+        TypeError, match=r"tokens must be .*torch\.Tensor.*, got ndarray"
+    ):
         model(np.zeros((3, d)))
 
 
 def test_two_token_function():
     torch.manual_seed(5)
     d = 6
-    model = at.PooledScalarModel(torch.nn.MultiheadAttention(d, 2, dtype=F64), rand(d, seed=96))
+    model = at.PooledScalarModel(
+        torch.nn.MultiheadAttention(d, 2, dtype=F64), rand(d, seed=96)
+    )
     X = rand(5, d, seed=97)
     f = at.two_token_function(model, X, 3, 1)
     a, b = rand(d, seed=98), rand(d, seed=99)
@@ -122,7 +130,9 @@ def test_two_token_function_rejects_bad_arguments():
         at.two_token_function(3, X, 0, 1)
     with pytest.raises(ValueError, match=r"tokens must be .* with 2 axes"):
         at.two_token_function(model, X[0], 0, 1)
-    with pytest.raises(ValueError, match="n must be a position other than m = 2, got n = 2"):
+    with pytest.raises(
+        ValueError, match="n must be a position other than m = 2, got n = 2"
+    ):
         at.two_token_function(model, X, 2, 2)
     with pytest.raises(ValueError, match=r"n must be an integer in 0 \.\. 3, got 4"):
         at.two_token_function(model, X, 0, 4)
@@ -164,15 +174,20 @@ def test_cross_hessian_of_first_layer_logit_matches_finite_differences():
     e_a = torch.zeros(384, dtype=torch.float64)
     e_b = torch.zeros(384, dtype=torch.float64)
     e_a[3], e_b[7] = eps, eps
-    fd = (f(x + e_a, y + e_b) - f(x + e_a, y - e_b) - f(x - e_a, y + e_b) + f(x - e_a, y - e_b)) / (
-        4 * eps**2
-    )
+    fd = (
+        f(x + e_a, y + e_b)
+        - f(x + e_a, y - e_b)
+        - f(x - e_a, y + e_b)
+        + f(x - e_a, y - e_b)
+    ) / (4 * eps**2)
     assert float(fd) == pytest.approx(h[3, 7], rel=1e-4, abs=1e-6)
 
 
 def test_first_layer_logit_errors():
     data = load_minilm()
-    with pytest.raises(ValueError, match=r"head must be an integer in 0 \.\. 11, got 12"):
+    with pytest.raises(
+        ValueError, match=r"head must be an integer in 0 \.\. 11, got 12"
+    ):
         at.first_layer_logit(data, 12)
     with pytest.raises(TypeError, match="head must be an integer"):
         at.first_layer_logit(data, 1.0)
@@ -196,7 +211,10 @@ def test_block_logit_reproduces_the_models_attention_weights():
         for head in range(2):
             f = at.block_logit(model, head, layer=layer)
             logits = torch.stack(
-                [torch.stack([f(stream[0, m], stream[0, n]) for n in range(5)]) for m in range(5)]
+                [
+                    torch.stack([f(stream[0, m], stream[0, n]) for n in range(5)])
+                    for m in range(5)
+                ]
             )
             torch.testing.assert_close(
                 logits.softmax(-1), weights[0, head].detach(), rtol=1e-10, atol=1e-12
@@ -206,13 +224,17 @@ def test_block_logit_reproduces_the_models_attention_weights():
 def test_block_logit_errors():
 
     model = TinyTransformer(5, dim=8, n_heads=2, n_layers=1, scheme="sinusoidal")
-    with pytest.raises(TypeError, match=r"model must be a posenc_lib.nn.TinyTransformer"):
+    with pytest.raises(
+        TypeError, match=r"model must be a posenc_lib.nn.TinyTransformer"
+    ):
         at.block_logit(torch.nn.Linear(2, 2), 0)
     with pytest.raises(ValueError, match=r"head must be an integer in 0 \.\. 1, got 2"):
         at.block_logit(model, 2)
     with pytest.raises(TypeError, match="head must be an integer"):
         at.block_logit(model, 1.0)
-    with pytest.raises(ValueError, match=r"layer must be an integer in 0 \.\. 0, got 1"):
+    with pytest.raises(
+        ValueError, match=r"layer must be an integer in 0 \.\. 0, got 1"
+    ):
         at.block_logit(model, 0, layer=1)
     with pytest.raises(ValueError, match="layer must be an integer"):
         at.block_logit(model, 0, layer=-1)
@@ -224,20 +246,32 @@ def test_layer_norm_head_logit_matches_hand_computation_and_checks_arguments():
 
     gen = torch.Generator().manual_seed(0)
     d, width = 6, 3
-    w_q, w_k = (torch.randn(width, d, generator=gen, dtype=torch.float64) for _ in range(2))
-    b_q, b_k = (torch.randn(width, generator=gen, dtype=torch.float64) for _ in range(2))
+    w_q, w_k = (
+        torch.randn(width, d, generator=gen, dtype=torch.float64) for _ in range(2)
+    )
+    b_q, b_k = (
+        torch.randn(width, generator=gen, dtype=torch.float64) for _ in range(2)
+    )
     gamma, beta = (torch.randn(d, generator=gen, dtype=torch.float64) for _ in range(2))
     x, y = (torch.randn(d, generator=gen, dtype=torch.float64) for _ in range(2))
     f = at.layer_norm_head_logit(w_q, b_q, w_k, b_k, gamma, beta, 1e-5)
 
     def norm(v):  # LayerNorm by hand: biased variance
-        return gamma * (v - v.mean()) / torch.sqrt(((v - v.mean()) ** 2).mean() + 1e-5) + beta
+        return (
+            gamma * (v - v.mean()) / torch.sqrt(((v - v.mean()) ** 2).mean() + 1e-5)
+            + beta
+        )
 
     expected = (w_q @ norm(x) + b_q) @ (w_k @ norm(y) + b_k) / np.sqrt(width)
     assert float(f(x, y)) == pytest.approx(float(expected), rel=1e-12)
     args = [w_q, b_q, w_k, b_k, gamma, beta, 1e-5]
     for index, value, error, match in (
-        (0, w_q.numpy(), TypeError, "w_q must be a non-empty floating-point torch.Tensor"),
+        (
+            0,
+            w_q.numpy(),
+            TypeError,
+            "w_q must be a non-empty floating-point torch.Tensor",
+        ),
         (2, w_k[:2], ValueError, r"w_k must be .* of shape \(3, 6\) \(as w_q\)"),
         (1, b_q[:2], ValueError, r"b_q must be .* of shape \(3,\)"),
         (4, gamma[:5], ValueError, r"ln_weight must be .* of shape \(6,\)"),

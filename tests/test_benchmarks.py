@@ -24,7 +24,11 @@ def test_quick_benchmarks_run_and_write_nothing():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "ran 2 benchmark module(s)" in done.stdout
-    for heading in ("=== bench_kernel ===", "=== bench_tables ===", "Speed-up of posenc_lib"):
+    for heading in (
+        "=== bench_kernel ===",
+        "=== bench_tables ===",
+        "Speed-up of posenc_lib",
+    ):
         assert heading in done.stdout
     assert {p: p.read_bytes() for p in before} == before
 
@@ -37,13 +41,21 @@ def test_quick_benchmarks_run_and_write_nothing():
 def test_shipped_benchmark_results_are_a_full_consistent_run():
     from importlib.resources import files
 
-    text = (files("posenc_lib") / "data" / "bench_tables.json").read_text(encoding="utf-8")
+    text = (files("posenc_lib") / "data" / "bench_tables.json").read_text(
+        encoding="utf-8"
+    )
     run = json.loads(text)
     assert run["benchmark"] == "bench_tables"
     # A full run: the sizes and dtypes, every implementation at every size.
     assert run["settings"]["sizes"] == [[2048, 512], [32768, 1024], [131072, 1024]]
     assert run["settings"]["dtypes"] == ["float32", "float64"]
-    names = {"posenc_lib", "textbook_numpy", "pytorch_tutorial", "direct_float64", "fill_floor"}
+    names = {
+        "posenc_lib",
+        "textbook_numpy",
+        "pytorch_tutorial",
+        "direct_float64",
+        "fill_floor",
+    }
     medians = {}
     for row in run["generation"]:
         key = (row["L"], row["d"], row["dtype"])
@@ -64,7 +76,9 @@ def test_shipped_benchmark_results_are_a_full_consistent_run():
         assert entry["pytorch_tutorial_over_posenc_lib"] == pytest.approx(
             here["pytorch_tutorial"] / ours
         )
-        assert entry["posenc_lib_over_fill_floor"] == pytest.approx(ours / here["fill_floor"])
+        assert entry["posenc_lib_over_fill_floor"] == pytest.approx(
+            ours / here["fill_floor"]
+        )
     checks = run["targets"]["checks"]
     here = medians[(32768, 1024, "float32")]
     assert checks["textbook_numpy_speedup"]["measured"] == pytest.approx(

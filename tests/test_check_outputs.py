@@ -30,7 +30,12 @@ def result(text):
 
 
 def error(ename="ValueError", evalue="boom"):
-    return {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": ["..."]}
+    return {
+        "output_type": "error",
+        "ename": ename,
+        "evalue": evalue,
+        "traceback": ["..."],
+    }
 
 
 def notebook(tmp_path, *cells, name="nb.ipynb"):
@@ -47,7 +52,9 @@ def notebook(tmp_path, *cells, name="nb.ipynb"):
             }
         )
     path = tmp_path / name
-    path.write_text(json.dumps({"cells": body, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    path.write_text(
+        json.dumps({"cells": body, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
     return path
 
 
@@ -119,7 +126,9 @@ def test_check_roundoff_reports_code_cells_as_nbval_numbers_them(tmp_path):
 
 
 def test_check_errors_finds_stored_errors_outside_raises_exception_cells(tmp_path):
-    traceback = "Traceback (most recent call last):\n  File ...\nRuntimeError: worker died\n"
+    traceback = (
+        "Traceback (most recent call last):\n  File ...\nRuntimeError: worker died\n"
+    )
     path = notebook(
         tmp_path,
         ([stream("ok\n")], []),
@@ -146,7 +155,9 @@ def run_script(*args, cwd=ROOT):
 
 
 def test_command_line_exit_status_and_report(tmp_path):
-    clean = notebook(tmp_path, ([stream("max error < 1e-12\n")], []), name="clean.ipynb")
+    clean = notebook(
+        tmp_path, ([stream("max error < 1e-12\n")], []), name="clean.ipynb"
+    )
     faulty = notebook(
         tmp_path, ([error()], []), ([stream("gap 8.9e-16\n")], []), name="faulty.ipynb"
     )
@@ -156,7 +167,9 @@ def test_command_line_exit_status_and_report(tmp_path):
 
     done = run_script("--errors", faulty)
     assert done.returncode == 1
-    assert "faulty.ipynb: Cell 0 (cell 1): stored error: 'ValueError: boom'" in done.stdout
+    assert (
+        "faulty.ipynb: Cell 0 (cell 1): stored error: 'ValueError: boom'" in done.stdout
+    )
     assert "8.9e-16" not in done.stdout  # --errors alone does not look for round-off
 
     done = run_script("--roundoff", faulty)

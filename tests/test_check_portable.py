@@ -51,7 +51,9 @@ def test_the_notebooks_run_under_the_variant_and_a_difference_fails(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     for name in check_portable.VARIANT:  # the probe's report, one line per variable
         assert f"  {name}={check_portable.VARIANT[name]}: " in done.stdout
-    other = env_notebook(tmp_path / "other.ipynb", " ".join("-" for _ in check_portable.VARIANT))
+    other = env_notebook(
+        tmp_path / "other.ipynb", " ".join("-" for _ in check_portable.VARIANT)
+    )
     done = run("--no-probe", other)
     assert done.returncode == 1, done.stdout[-3000:]
     assert "check_portable: the variant" not in done.stdout

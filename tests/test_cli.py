@@ -19,13 +19,28 @@ from posenc_lib._cli import partial_path, writable_output_path, write_json_atomi
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Options of a tiny experiment grid (one run takes well under a second of training).
-TINY = ["--tasks", "offset", "--schemes", "none", "--seeds", "0", "--dim", "16", "--heads", "2"]
+TINY = [
+    "--tasks",
+    "offset",
+    "--schemes",
+    "none",
+    "--seeds",
+    "0",
+    "--dim",
+    "16",
+    "--heads",
+    "2",
+]
 TINY += ["--steps", "5", "--eval-sequences", "4", "--threads", "1", "--device", "cpu"]
 
 
 def run(*args, timeout=120):
     return subprocess.run(
-        [sys.executable, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+        [sys.executable, *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -81,10 +96,14 @@ def test_check_output_path_refuses_what_cannot_be_written(tmp_path):
         writable_output_path(afile / "results.json")
     with pytest.raises(ValueError, match="names a folder"):
         writable_output_path(Path(".."))
-    with pytest.raises(ValueError, match="cannot"):  # /proc refuses new files, even to root
+    with pytest.raises(
+        ValueError, match="cannot"
+    ):  # /proc refuses new files, even to root
         writable_output_path(Path("/proc/results.json"))
     made = writable_output_path(tmp_path / "new" / "deeper" / "results.json")
-    assert made.parent.is_dir() and list(made.parent.iterdir()) == []  # the probe is gone
+    assert (
+        made.parent.is_dir() and list(made.parent.iterdir()) == []
+    )  # the probe is gone
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes in read-only folders")
@@ -103,7 +122,9 @@ def test_write_json_atomic_leaves_the_old_file_on_failure(tmp_path):
     assert json.loads(out.read_text()) == {"a": 1}
     assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
     with pytest.raises(TypeError):
-        write_json_atomic({"a": object()}, out)  # not JSON: fails before any file is made
+        write_json_atomic(
+            {"a": object()}, out
+        )  # not JSON: fails before any file is made
     assert json.loads(out.read_text()) == {"a": 1}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
     assert partial_path(out) == tmp_path / "r.partial.json"
@@ -125,7 +146,9 @@ def test_concurrent_writers_never_collide(tmp_path):
         "'pad': 'x' * 20000}, sys.argv[2])\n"
     )
     procs = [
-        subprocess.Popen([sys.executable, "-c", code, name, str(out)], stderr=subprocess.PIPE)
+        subprocess.Popen(
+            [sys.executable, "-c", code, name, str(out)], stderr=subprocess.PIPE
+        )
         for name in ("a", "b")
     ]
     errors = [p.communicate(timeout=120)[1].decode() for p in procs]
@@ -142,18 +165,30 @@ def test_concurrent_writers_never_collide(tmp_path):
 @pytest.mark.parametrize(
     ("options", "phrases"),
     [
-        (["--threads", "0"], ["argument --threads: threads must be an integer >= 1, got 0"]),
+        (
+            ["--threads", "0"],
+            ["argument --threads: threads must be an integer >= 1, got 0"],
+        ),
         (["--dim", "7"], ["--dim 7", "dim must be a positive even integer, got 7"]),
         (["--heads", "3"], ["--heads 3", "must be divisible by n_heads = 3"]),
-        (["--lr", "nan"], ["argument --lr: lr must be a finite real number", "got nan"]),
+        (
+            ["--lr", "nan"],
+            ["argument --lr: lr must be a finite real number", "got nan"],
+        ),
         (["--lr", "inf"], ["argument --lr:"]),
         (["--device", "nope"], ["argument --device: cannot use 'nope'"]),
         (["--steps", "0"], ["argument --steps: steps must be an integer >= 1"]),
-        (["--seeds", "0", "-1"], ["argument --seeds: seed must be an integer >= 0, got -1"]),
+        (
+            ["--seeds", "0", "-1"],
+            ["argument --seeds: seed must be an integer >= 0, got -1"],
+        ),
         (["--sinusoidal-bases", "1"], ["argument --sinusoidal-bases: base must be"]),
         (["--rotary-bases", "nan"], ["argument --rotary-bases: base must be"]),
         (["--test-multiples", "0.5"], ["argument --test-multiples:"]),
-        (["--offset-k", "16"], ["argument --offset-k: train_length must be an integer >= 17"]),
+        (
+            ["--offset-k", "16"],
+            ["argument --offset-k: train_length must be an integer >= 17"],
+        ),
         (["--train-length", "1"], ["argument --train-length: train_length must be"]),
         (["--schemes", "t5"], ["argument --schemes: invalid choice: 't5'"]),
     ],
@@ -192,7 +227,9 @@ def test_experiments_writes_atomically_and_reports(tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"wrote {out}" in done.stdout
     assert len(json.loads(out.read_text())["runs"]) == 1
-    assert [p.name for p in out.parent.iterdir()] == ["res.json"]  # no temporary file left
+    assert [p.name for p in out.parent.iterdir()] == [
+        "res.json"
+    ]  # no temporary file left
 
 
 def test_experiments_ctrl_c_keeps_the_finished_runs(tmp_path):
@@ -200,7 +237,9 @@ def test_experiments_ctrl_c_keeps_the_finished_runs(tmp_path):
     slow = [*TINY, "--seeds", "0", "1", "2", "3", "--steps", "300", "--out", out]
     # Interrupted once the second run reports: the first is then surely kept (the line of the
     # second is printed a moment before that run is recorded, so it may or may not be kept).
-    code, _, stderr = interrupt_after(start("-m", "posenc_lib.experiments", *slow), "seed 1:")
+    code, _, stderr = interrupt_after(
+        start("-m", "posenc_lib.experiments", *slow), "seed 1:"
+    )
     assert code == 130, stderr
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
     partial = json.loads((tmp_path / "res.partial.json").read_text())
@@ -236,7 +275,9 @@ def test_benchmarks_bad_options_fail_before_any_work(tmp_path):
     assert_usage_error(done, "argument --output-dir:", "is not a folder")
     assert done.stdout == ""
     assert_usage_error(run("-m", "benchmarks", "nope"), "unknown benchmark(s) ['nope']")
-    done = run("-m", "benchmarks.bench_kernel", "--output", tmp_path / "file" / "k.json")
+    done = run(
+        "-m", "benchmarks.bench_kernel", "--output", tmp_path / "file" / "k.json"
+    )
     assert_usage_error(done, "argument --output:", "is not a folder")
     assert done.stdout == ""
 
@@ -291,5 +332,7 @@ def test_check_oldest_ctrl_c_cleans_up_with_one_line():
     assert code == 130, stderr
     work = stdout.split("working in", 1)[1].split()[0]
     assert "Traceback" not in stderr
-    assert stderr.strip().splitlines()[-1].startswith("check_oldest.py: interrupted after")
+    assert (
+        stderr.strip().splitlines()[-1].startswith("check_oldest.py: interrupted after")
+    )
     assert f"removed {work}" in stderr and not Path(work).exists()

@@ -61,7 +61,10 @@ def test_lock_pins_every_top_level_requirement_and_cpu_torch():
 
 
 def test_pytest_collects_only_tests_and_notebooks():
-    assert PYPROJECT["tool"]["pytest"]["ini_options"]["testpaths"] == ["tests", "notebooks"]
+    assert PYPROJECT["tool"]["pytest"]["ini_options"]["testpaths"] == [
+        "tests",
+        "notebooks",
+    ]
 
 
 def _first_code_cell(path: Path) -> dict:
@@ -73,7 +76,9 @@ def _first_code_cell(path: Path) -> dict:
 def test_install_cell_uses_the_configured_repository(path):
     cell = _first_code_cell(path)
     source = "".join(cell["source"])
-    assert "remove-cell" in cell["metadata"].get("tags", []), "install cell must be hidden"
+    assert "remove-cell" in cell["metadata"].get("tags", []), (
+        "install cell must be hidden"
+    )
     urls = re.findall(r"https://github\.com/[\w.\-/]+", source)
     assert urls == [CONFIG["repository"]["url"]]
     assert 'find_spec("posenc_lib") is None' in source
@@ -98,7 +103,9 @@ def _toc_files(node) -> list[str]:
 def test_toc_lists_every_notebook_and_only_existing_files():
     toc = _toc_files(yaml.safe_load((ROOT / "_toc.yml").read_text()))
     for entry in toc:
-        assert any((ROOT / f"{entry}{suffix}").exists() for suffix in (".md", ".ipynb")), entry
+        assert any(
+            (ROOT / f"{entry}{suffix}").exists() for suffix in (".md", ".ipynb")
+        ), entry
     listed = {entry for entry in toc if entry.startswith("notebooks/")}
     assert listed == {f"notebooks/{p.stem}" for p in NOTEBOOKS}
 

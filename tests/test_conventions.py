@@ -12,13 +12,15 @@ from posenc_lib import conventions as C
 from posenc_lib.error_bounds import error_bound, float64_bound
 
 
-def _tensor2tensor(length, channels, min_timescale=1.0, max_timescale=1.0e4, xp_dtype=np.float64):
+def _tensor2tensor(
+    length, channels, min_timescale=1.0, max_timescale=1.0e4, xp_dtype=np.float64
+):
     """get_timing_signal_1d transcribed to numpy (start_index = 0)."""
     position = np.arange(length).astype(xp_dtype)
     num_timescales = channels // 2
-    log_timescale_increment = math.log(float(max_timescale) / float(min_timescale)) / max(
-        float(num_timescales) - 1, 1
-    )
+    log_timescale_increment = math.log(
+        float(max_timescale) / float(min_timescale)
+    ) / max(float(num_timescales) - 1, 1)
     inv_timescales = min_timescale * np.exp(
         np.arange(num_timescales).astype(xp_dtype) * -log_timescale_increment
     ).astype(xp_dtype)
@@ -41,7 +43,10 @@ def _fairseq(num_embeddings, embedding_dim, padding_idx, xp_dtype=np.float64):
 def _hf_marian(n_pos, dim):
     """MarianSinusoidalPositionalEmbedding._init_weight transcribed to numpy."""
     position_enc = np.array(
-        [[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)]
+        [
+            [pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)]
+            for pos in range(n_pos)
+        ]
     )
     out = np.empty((n_pos, dim))
     sentinel = dim // 2 if dim % 2 == 0 else (dim // 2) + 1
@@ -65,11 +70,15 @@ def test_framework_tables_equal_reimplementations(dim):
     n = 3000
     tol = 4 * float64_bound(n)  # both sides are float64 evaluations of one formula
     got = {c: C.framework_table(c, n, dim, dtype=np.float64) for c in C.CONVENTIONS}
-    np.testing.assert_allclose(got["tensor2tensor"], _tensor2tensor(n, dim), rtol=0, atol=tol)
+    np.testing.assert_allclose(
+        got["tensor2tensor"], _tensor2tensor(n, dim), rtol=0, atol=tol
+    )
     np.testing.assert_allclose(got["fairseq"], _fairseq(n, dim, 1), rtol=0, atol=tol)
     np.testing.assert_allclose(got["vaswani2017"], _tutorial(n, dim), rtol=0, atol=tol)
     if dim <= 64:  # the Marian transcription is a slow Python double loop
-        np.testing.assert_allclose(got["hf_marian"], _hf_marian(n, dim), rtol=0, atol=tol)
+        np.testing.assert_allclose(
+            got["hf_marian"], _hf_marian(n, dim), rtol=0, atol=tol
+        )
     assert np.all(got["fairseq"][1] == 0.0)
 
 
@@ -81,7 +90,9 @@ def test_framework_float32_tables_differ_by_their_float32_angle_error():
     emb = math.log(10000) / (half_dim - 1)
     emb = torch.exp(torch.arange(half_dim, dtype=torch.float) * -emb)
     emb = torch.arange(n, dtype=torch.float).unsqueeze(1) * emb.unsqueeze(0)
-    theirs = torch.cat([torch.sin(emb), torch.cos(emb)], dim=1).numpy().astype(np.float64)
+    theirs = (
+        torch.cat([torch.sin(emb), torch.cos(emb)], dim=1).numpy().astype(np.float64)
+    )
     theirs[1] = 0
     ours = C.framework_table("fairseq", n, dim, dtype=np.float64)
     difference = np.max(np.abs(theirs - ours))
@@ -92,7 +103,9 @@ def test_framework_float32_tables_differ_by_their_float32_angle_error():
 
 def test_fairseq_padding_offset():
     n, dim, padding_idx = 50, 16, 1
-    table = C.framework_table("fairseq", n, dim, dtype=np.float64, padding_idx=padding_idx)
+    table = C.framework_table(
+        "fairseq", n, dim, dtype=np.float64, padding_idx=padding_idx
+    )
     rows = C.framework_rows("fairseq", 5, padding_idx=padding_idx)
     np.testing.assert_array_equal(rows, [2, 3, 4, 5, 6])
     expected = pe.sinusoidal(rows, dim, layout="concatenated", spacing="i/(d/2-1)")
@@ -114,8 +127,18 @@ def test_fairseq_padding_offset():
             "padding_idx must be an integer in 0 .. 9",
         ),
         (("fairseq", 10, 8), {"padding_idx": -1}, ValueError, "padding_idx"),
-        (("tensor2tensor", -1, 8), {}, ValueError, "length must be an integer >= 0, got -1"),
-        (("tensor2tensor", 2.0, 8), {}, TypeError, "length must be an integer >= 0, got 2.0"),
+        (
+            ("tensor2tensor", -1, 8),
+            {},
+            ValueError,
+            "length must be an integer >= 0, got -1",
+        ),
+        (
+            ("tensor2tensor", 2.0, 8),
+            {},
+            TypeError,
+            "length must be an integer >= 0, got 2.0",
+        ),
         (("tensor2tensor", 10, 8, np.float64), {}, TypeError, "positional"),
     ],
 )

@@ -38,7 +38,9 @@ HF_CONVERSION = (
 
 def _namespace(**extra):
     names = {"pe": pe, "np": np, "torch": torch, "RotaryEmbedding": RotaryEmbedding}
-    names.update(ALiBi=ALiBi, alibi_slopes=alibi_slopes, rotary_permutation=rotary_permutation)
+    names.update(
+        ALiBi=ALiBi, alibi_slopes=alibi_slopes, rotary_permutation=rotary_permutation
+    )
     return {**names, **extra}
 
 
@@ -58,7 +60,9 @@ def _pairs(x, pairing: str, rotary_dim: int):
     return x[..., : r // 2], x[..., r // 2 : r]
 
 
-def check_rotary_row(name, ours, ref, q, cos_ref, sin_ref, positions, theta, pairing, real):
+def check_rotary_row(
+    name, ours, ref, q, cos_ref, sin_ref, positions, theta, pairing, real
+):
     """Rotated queries: steps 3-5 of conventions_page, with the tolerance scaled by |q| per pair."""
     rotary_dim = 2 * theta.size
     error = assert_reference_is_the_formula(name, sin_ref, cos_ref, positions, theta)
@@ -73,10 +77,16 @@ def check_rotary_row(name, ours, ref, q, cos_ref, sin_ref, positions, theta, pai
         strict=True,
     ):
         diff = (side_ours - side_ref).abs()
-        assert bool((diff <= tolerance)[real[:, None].expand_as(diff[..., 0])].all()), name
-        measured = max(measured, float(diff[real[:, None].expand_as(diff[..., 0])].max()))
+        assert bool((diff <= tolerance)[real[:, None].expand_as(diff[..., 0])].all()), (
+            name
+        )
+        measured = max(
+            measured, float(diff[real[:, None].expand_as(diff[..., 0])].max())
+        )
     rest = ours[..., rotary_dim:]
-    assert torch.equal(rest, ref[..., rotary_dim:]) and torch.equal(rest, q[..., rotary_dim:])
+    assert torch.equal(rest, ref[..., rotary_dim:]) and torch.equal(
+        rest, q[..., rotary_dim:]
+    )
     check_page(name, measured)
     return measured
 
@@ -85,7 +95,10 @@ def check_rotary_row(name, ours, ref, q, cos_ref, sin_ref, positions, theta, pai
 def test_llama_rotary(factor):
     pytest.importorskip("transformers", reason=SKIP_REASON)
     from transformers import LlamaConfig
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+    from transformers.models.llama.modeling_llama import (
+        LlamaRotaryEmbedding,
+        apply_rotary_pos_emb,
+    )
 
     h, base = 128, 10000.0
     rope = {"rope_type": "default", "rope_theta": base}
@@ -148,7 +161,9 @@ def test_gptj_rotary():
 
     h, rotary_dim = 256, 64  # GPT-J 6B
     real, position_ids = _left_padded()
-    q = torch.randn(2, L, HEADS, h, generator=torch.Generator().manual_seed(2))  # GPT-J's layout
+    q = torch.randn(
+        2, L, HEADS, h, generator=torch.Generator().manual_seed(2)
+    )  # GPT-J's layout
     # GPTJAttention.forward (modeling_gptj.py): gather sin|cos rows, split, rotate q[..., :r]
     sincos = create_sinusoidal_positions(L, rotary_dim)[position_ids]
     sin, cos = torch.split(sincos, rotary_dim // 2, dim=-1)
@@ -174,8 +189,12 @@ def test_roformer_rotary():
 
     h = 64
     q = torch.randn(1, HEADS, L, h, generator=torch.Generator().manual_seed(3))
-    table = RoFormerSinusoidalPositionalEmbedding(L, h).create_weight()  # (L, h): [sin | cos]
-    ref, _ = RoFormerSelfAttention.apply_rotary_position_embeddings(table[None, None], q, q)
+    table = RoFormerSinusoidalPositionalEmbedding(
+        L, h
+    ).create_weight()  # (L, h): [sin | cos]
+    ref, _ = RoFormerSelfAttention.apply_rotary_position_embeddings(
+        table[None, None], q, q
+    )
     name = "Hugging Face RoFormer rotary"
     module = evaluate_call(name, _namespace(h=h))
     ours = module.rotate_one(q, seq_axis=2)
@@ -191,18 +210,26 @@ def test_roformer_rotary():
 def meta_llama_rotary(xq, theta=10000.0):
     """precompute_freqs_cis + apply_rotary_emb of Meta's Llama (META_LLAMA#L80-L104, L132-L161)."""
     seqlen, dim = xq.shape[1], xq.shape[-1]  # xq: (batch, L, heads, head_dim)
-    freqs = 1.0 / (theta ** (torch.arange(0, dim, 2)[: (dim // 2)].float() / dim))  # L100
+    freqs = 1.0 / (
+        theta ** (torch.arange(0, dim, 2)[: (dim // 2)].float() / dim)
+    )  # L100
     t = torch.arange(seqlen, device=freqs.device)  # L101
     freqs = torch.outer(t, freqs).float()  # L102
     freqs_cis = torch.polar(torch.ones_like(freqs), freqs)  # L103
     xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))  # L156
-    freqs_cis = freqs_cis[None, :, None, :]  # reshape_for_broadcast: (1, L, 1, head_dim / 2)
+    freqs_cis = freqs_cis[
+        None, :, None, :
+    ]  # reshape_for_broadcast: (1, L, 1, head_dim / 2)
     return torch.view_as_real(xq_ * freqs_cis).flatten(3), freqs  # L159
 
 
 def hf_permute(w, n_heads, dim1, dim2):
     """permute of HF's Llama conversion script (HF_CONVERSION#L121-L123): Meta → HF rows."""
-    return w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2).reshape(dim1, dim2)
+    return (
+        w.view(n_heads, dim1 // n_heads // 2, 2, dim2)
+        .transpose(1, 2)
+        .reshape(dim1, dim2)
+    )
 
 
 def test_meta_llama_interleaved_rotary():
@@ -224,28 +251,41 @@ def test_meta_llama_interleaved_rotary():
 def test_llama_checkpoint_conversion_is_rotary_permutation():
     pytest.importorskip("transformers", reason=SKIP_REASON)
     from transformers import LlamaConfig
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+    from transformers.models.llama.modeling_llama import (
+        LlamaRotaryEmbedding,
+        apply_rotary_pos_emb,
+    )
 
     h, dim = 16, 16 * HEADS
-    w_meta = torch.randn(dim, dim, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    w_meta = torch.randn(
+        dim, dim, dtype=torch.float64, generator=torch.Generator().manual_seed(5)
+    )
     name = "Llama checkpoint conversion (Meta → HF)"
     perm = evaluate_call(name, _namespace(h=h))
-    ours = w_meta.view(HEADS, h, dim)[:, perm].reshape(dim, dim)  # each head's rows reordered
+    ours = w_meta.view(HEADS, h, dim)[:, perm].reshape(
+        dim, dim
+    )  # each head's rows reordered
     reference = hf_permute(w_meta, HEADS, dim, dim)
     measured = float((ours - reference).abs().max())
     assert measured == 0.0  # a permutation: exact
     check_page(name, measured)
     # and the scores agree: Meta's interleaved rotation of W_meta x, HF's half-split of W_hf x
-    x = torch.randn(40, dim, dtype=torch.float64, generator=torch.Generator().manual_seed(6))
+    x = torch.randn(
+        40, dim, dtype=torch.float64, generator=torch.Generator().manual_seed(6)
+    )
     q_meta = (x @ w_meta.T).view(1, 40, HEADS, h)
-    rotated_meta = RotaryEmbedding(h, dtype=torch.float64).rotate_one(q_meta, seq_axis=1)
+    rotated_meta = RotaryEmbedding(h, dtype=torch.float64).rotate_one(
+        q_meta, seq_axis=1
+    )
     config = LlamaConfig(hidden_size=dim, num_attention_heads=HEADS)
     q_hf = (x @ reference.T).view(1, 40, HEADS, h).transpose(1, 2)
     cos, sin = LlamaRotaryEmbedding(config)(q_hf, torch.arange(40)[None])
     rotated_hf, _ = apply_rotary_pos_emb(q_hf, q_hf, cos.double(), sin.double())
     scores_meta = torch.einsum("bmhd,bnhd->bhmn", rotated_meta, rotated_meta)
     scores_hf = rotated_hf @ rotated_hf.transpose(-1, -2)
-    assert (scores_meta - scores_hf).abs().max() < 1e-3  # HF's cos/sin have float32 angles
+    assert (
+        scores_meta - scores_hf
+    ).abs().max() < 1e-3  # HF's cos/sin have float32 angles
     # without the permutation the same weights give other scores
     q_wrong = (x @ w_meta.T).view(1, 40, HEADS, h).transpose(1, 2)
     wrong, _ = apply_rotary_pos_emb(q_wrong, q_wrong, cos.double(), sin.double())
@@ -267,9 +307,13 @@ def test_bloom_alibi():
     real, positions = _left_padded(64, pad=10)
     measured = 0.0
     for n in ALIBI_HEADS:
-        ref = build_alibi_tensor(real.long(), n, torch.float32).view(2, n, 64)  # s_h * key pos
+        ref = build_alibi_tensor(real.long(), n, torch.float32).view(
+            2, n, 64
+        )  # s_h * key pos
         module = evaluate_call(name, _namespace(n=n))
-        ours = module.bias(64, 64, positions=positions.masked_fill(~real, 0))  # (2, n, 64, 64)
+        ours = module.bias(
+            64, 64, positions=positions.masked_fill(~real, 0)
+        )  # (2, n, 64, 64)
         # BLOOM adds s_h * n_key to every query row (softmax ignores a row constant), so the
         # bias of query m on key n is ref[n] - ref[m]; ours is -s_h (m - n)
         relative = ref[:, :, None, :] - ref[:, :, :, None]

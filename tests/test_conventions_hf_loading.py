@@ -40,7 +40,9 @@ class TinyModel(PreTrainedModel):
         super().__init__(config)
         d, h = config.dim, config.n_heads
         self.embed = nn.Embedding(config.vocab_size, d)
-        self.positions = SinusoidalPositionalEncoding(d, batch_first=True, initial_length=64)
+        self.positions = SinusoidalPositionalEncoding(
+            d, batch_first=True, initial_length=64
+        )
         self.rotary_block = Block(d, h, RotaryEmbedding(d // h, pairing="half_split"),
                                   causal=True, mlp_ratio=2)  # fmt: skip
         self.alibi_block = Block(d, h, ALiBi(h), causal=True, mlp_ratio=2)
@@ -77,8 +79,12 @@ def test_save_pretrained_and_from_pretrained_reproduce_the_logits(tmp_path):
     torch.testing.assert_close(got, expected, rtol=0, atol=1e-6)
     # the tables were recomputed, not left as from_pretrained's uninitialised memory
     assert torch.equal(loaded.positions.table, model.positions.table)
-    assert torch.equal(loaded.rotary_block.attn.scheme.cos, model.rotary_block.attn.scheme.cos)
-    assert torch.equal(loaded.alibi_block.attn.scheme.slopes, model.alibi_block.attn.scheme.slopes)
+    assert torch.equal(
+        loaded.rotary_block.attn.scheme.cos, model.rotary_block.attn.scheme.cos
+    )
+    assert torch.equal(
+        loaded.alibi_block.attn.scheme.slopes, model.alibi_block.attn.scheme.slopes
+    )
 
 
 def test_meta_init_to_empty_reset_parameters_and_load(tmp_path):

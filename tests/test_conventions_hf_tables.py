@@ -39,7 +39,9 @@ def _float32(table) -> np.ndarray:
 
 
 def test_distilbert_and_xlm():
-    from transformers.models.distilbert.modeling_distilbert import _create_sinusoidal_embeddings
+    from transformers.models.distilbert.modeling_distilbert import (
+        _create_sinusoidal_embeddings,
+    )
     from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings as xlm
 
     name = "Hugging Face DistilBERT, XLM"
@@ -48,12 +50,18 @@ def test_distilbert_and_xlm():
     for build in (_create_sinusoidal_embeddings, xlm):
         ref = torch.empty(L, D)
         build(L, D, ref)
-        check_table_row(name, ours, ref.numpy(), np.arange(L), theta, *interleaved_columns(D))
+        check_table_row(
+            name, ours, ref.numpy(), np.arange(L), theta, *interleaved_columns(D)
+        )
 
 
 def test_marian_pegasus_roformer():
-    from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
-    from transformers.models.pegasus.modeling_pegasus import PegasusSinusoidalPositionalEmbedding
+    from transformers.models.marian.modeling_marian import (
+        MarianSinusoidalPositionalEmbedding,
+    )
+    from transformers.models.pegasus.modeling_pegasus import (
+        PegasusSinusoidalPositionalEmbedding,
+    )
     from transformers.models.roformer.modeling_roformer import (
         RoFormerSinusoidalPositionalEmbedding,
     )
@@ -71,9 +79,15 @@ def test_marian_pegasus_roformer():
 
 
 def test_m2m100_family():
-    from transformers.models.fsmt.modeling_fsmt import SinusoidalPositionalEmbedding as Fsmt
-    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
-    from transformers.models.nllb_moe.modeling_nllb_moe import NllbMoeSinusoidalPositionalEmbedding
+    from transformers.models.fsmt.modeling_fsmt import (
+        SinusoidalPositionalEmbedding as Fsmt,
+    )
+    from transformers.models.m2m_100.modeling_m2m_100 import (
+        M2M100SinusoidalPositionalEmbedding,
+    )
+    from transformers.models.nllb_moe.modeling_nllb_moe import (
+        NllbMoeSinusoidalPositionalEmbedding,
+    )
     from transformers.models.speech_to_text.modeling_speech_to_text import (
         Speech2TextSinusoidalPositionalEmbedding,
     )
@@ -96,11 +110,15 @@ def test_m2m100_family():
 
 
 def test_m2m100_left_padded_batch_through_the_module():
-    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
+    from transformers.models.m2m_100.modeling_m2m_100 import (
+        M2M100SinusoidalPositionalEmbedding,
+    )
 
     d, padding_idx = 64, 1
     hf = M2M100SinusoidalPositionalEmbedding(32, d, padding_idx)
-    tokens = torch.tensor([[1, 1, 1, 7, 8, 9, 4], [5, 6, 7, 8, 9, 4, 3]])  # row 0 left-padded
+    tokens = torch.tensor(
+        [[1, 1, 1, 7, 8, 9, 4], [5, 6, 7, 8, 9, 4, 3]]
+    )  # row 0 left-padded
     ref = hf(tokens)
     ids = M2M100SinusoidalPositionalEmbedding.create_position_ids_from_input_ids(
         tokens, padding_idx
@@ -133,8 +151,13 @@ def test_ctrl_and_gptj_tables():
     name = "Hugging Face CTRL, GPT-J (table)"
     ours = _float32(evaluate_call(name, _namespace()))
     theta = geometric_theta(D // 2, 10000.0, D / 2)
-    for ref in (positional_encoding(L, D, torch.float), create_sinusoidal_positions(L, D)):
-        check_table_row(name, ours, ref.numpy(), np.arange(L), theta, *concatenated_columns(D))
+    for ref in (
+        positional_encoding(L, D, torch.float),
+        create_sinusoidal_positions(L, D),
+    ):
+        check_table_row(
+            name, ours, ref.numpy(), np.arange(L), theta, *concatenated_columns(D)
+        )
 
 
 def test_xlnet_relative_encoding():
@@ -159,7 +182,9 @@ def test_diffusers_timestep_embedding():
     d = 320  # Stable Diffusion's UNet
     timesteps = np.arange(1000.0)  # DDPM's training timesteps
     ours = _float32(evaluate_call(name, _namespace(timesteps=timesteps, d=d)))
-    ref = get_timestep_embedding(torch.from_numpy(timesteps), d).numpy()  # the defaults:
+    ref = get_timestep_embedding(
+        torch.from_numpy(timesteps), d
+    ).numpy()  # the defaults:
     # flip_sin_to_cos=False, downscale_freq_shift=1 (exponents i/(d/2-1)), scale 1
     theta = geometric_theta(d // 2, 10000.0, d // 2 - 1)
     check_table_row(name, ours, ref, timesteps, theta, *concatenated_columns(d))
@@ -170,15 +195,25 @@ def _split_columns(d: int, layout: str):
     """Odd d, 'split': (pairs with sin and cos), and the last pair's lone sine column."""
     pairs = (d + 1) // 2
     if layout == "interleaved":
-        sin_cols, cos_cols, lone = 2 * np.arange(pairs - 1), 2 * np.arange(pairs - 1) + 1, d - 1
+        sin_cols, cos_cols, lone = (
+            2 * np.arange(pairs - 1),
+            2 * np.arange(pairs - 1) + 1,
+            d - 1,
+        )
     else:
-        sin_cols, cos_cols, lone = np.arange(pairs - 1), pairs + np.arange(pairs - 1), pairs - 1
+        sin_cols, cos_cols, lone = (
+            np.arange(pairs - 1),
+            pairs + np.arange(pairs - 1),
+            pairs - 1,
+        )
     theta = geometric_theta(pairs, 10000.0, d / 2)  # 2i/d with the odd d
     return sin_cols, cos_cols, ([lone], theta[-1:]), theta
 
 
 def test_distilbert_and_xlm_odd_dimension():
-    from transformers.models.distilbert.modeling_distilbert import _create_sinusoidal_embeddings
+    from transformers.models.distilbert.modeling_distilbert import (
+        _create_sinusoidal_embeddings,
+    )
     from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings as xlm
 
     name = "Hugging Face DistilBERT, XLM (odd d)"
@@ -196,8 +231,12 @@ def test_distilbert_and_xlm_odd_dimension():
 
 
 def test_marian_pegasus_roformer_odd_dimension():
-    from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
-    from transformers.models.pegasus.modeling_pegasus import PegasusSinusoidalPositionalEmbedding
+    from transformers.models.marian.modeling_marian import (
+        MarianSinusoidalPositionalEmbedding,
+    )
+    from transformers.models.pegasus.modeling_pegasus import (
+        PegasusSinusoidalPositionalEmbedding,
+    )
     from transformers.models.roformer.modeling_roformer import (
         RoFormerSinusoidalPositionalEmbedding,
     )
@@ -220,8 +259,12 @@ def test_marian_pegasus_roformer_odd_dimension():
 
 
 def test_m2m100_family_odd_dimension():
-    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
-    from transformers.models.musicgen.modeling_musicgen import MusicgenSinusoidalPositionalEmbedding
+    from transformers.models.m2m_100.modeling_m2m_100 import (
+        M2M100SinusoidalPositionalEmbedding,
+    )
+    from transformers.models.musicgen.modeling_musicgen import (
+        MusicgenSinusoidalPositionalEmbedding,
+    )
 
     name = "Hugging Face M2M100 family, MusicGen (odd d)"
     d = D - 1
@@ -229,7 +272,10 @@ def test_m2m100_family_odd_dimension():
     measured = 0.0
     for layout, ref in (
         ("concatenated", M2M100SinusoidalPositionalEmbedding.get_embedding(L, d)),
-        ("concatenated_cos_first", MusicgenSinusoidalPositionalEmbedding.get_embedding(L, d)),
+        (
+            "concatenated_cos_first",
+            MusicgenSinusoidalPositionalEmbedding.get_embedding(L, d),
+        ),
     ):
         ours = _float32(evaluate_call(name, _namespace(d=d, layout=layout)))
         sin_cols, cos_cols = concatenated_columns(d - 1)
@@ -242,7 +288,9 @@ def test_m2m100_family_odd_dimension():
 
 
 def test_musicgen_cos_first_halves():
-    from transformers.models.musicgen.modeling_musicgen import MusicgenSinusoidalPositionalEmbedding
+    from transformers.models.musicgen.modeling_musicgen import (
+        MusicgenSinusoidalPositionalEmbedding,
+    )
 
     name = "Hugging Face MusicGen"
     ours = _float32(evaluate_call(name, _namespace()))
@@ -260,7 +308,9 @@ def test_diffusers_flip_sin_to_cos_and_other_options():
     d = 320
     timesteps = np.arange(1000.0)
     ours = _float32(evaluate_call(name, _namespace(timesteps=timesteps, d=d)))
-    ref = get_timestep_embedding(torch.from_numpy(timesteps), d, flip_sin_to_cos=True).numpy()
+    ref = get_timestep_embedding(
+        torch.from_numpy(timesteps), d, flip_sin_to_cos=True
+    ).numpy()
     theta = geometric_theta(d // 2, 10000.0, d // 2 - 1)
     cos_cols, sin_cols = concatenated_columns(d)
     check_table_row(name, ours, ref, timesteps, theta, sin_cols, cos_cols)

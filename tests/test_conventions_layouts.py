@@ -36,7 +36,9 @@ def test_cos_first_halves():
     np.testing.assert_allclose(got[:-7] @ shift.T, got[7:], rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("layout", ["interleaved", "concatenated", "concatenated_cos_first"])
+@pytest.mark.parametrize(
+    "layout", ["interleaved", "concatenated", "concatenated_cos_first"]
+)
 @pytest.mark.parametrize("spacing", ["2i/d", "i/(d/2-1)"])
 def test_odd_dim_zero_pad_is_the_even_table_and_a_zero_column(layout, spacing):
     d = 9
@@ -60,7 +62,15 @@ def test_odd_dim_split_uses_the_odd_d_in_the_exponent():
         ("cos", 2),
         ("sin", 3),
     ]
-    halves = [("sin", 0), ("sin", 1), ("sin", 2), ("sin", 3), ("cos", 0), ("cos", 1), ("cos", 2)]
+    halves = [
+        ("sin", 0),
+        ("sin", 1),
+        ("sin", 2),
+        ("sin", 3),
+        ("cos", 0),
+        ("cos", 1),
+        ("cos", 2),
+    ]
     positions = np.arange(50)
     np.testing.assert_allclose(
         pe.sinusoidal(50, d, odd_dim="split"),
@@ -78,7 +88,9 @@ def test_odd_dim_split_uses_the_odd_d_in_the_exponent():
 
 
 def test_odd_dim_is_ignored_for_even_dims():
-    np.testing.assert_array_equal(pe.sinusoidal(5, 8, odd_dim="split"), pe.sinusoidal(5, 8))
+    np.testing.assert_array_equal(
+        pe.sinusoidal(5, 8, odd_dim="split"), pe.sinusoidal(5, 8)
+    )
 
 
 def test_odd_dim_errors_name_the_argument_and_the_choices():
@@ -86,7 +98,9 @@ def test_odd_dim_errors_name_the_argument_and_the_choices():
         pe.sinusoidal(5, 7)
     with pytest.raises(ValueError, match="odd_dim must be one of 'zero_pad', 'split'"):
         pe.sinusoidal(5, 7, odd_dim="pad")
-    with pytest.raises(ValueError, match="layout must be 'interleaved' or 'concatenated'"):
+    with pytest.raises(
+        ValueError, match="layout must be 'interleaved' or 'concatenated'"
+    ):
         pe.sinusoidal(5, 7, layout="concatenated_cos_first", odd_dim="split")
     with pytest.raises(ValueError, match="spacing"):
         pe.sinusoidal(5, 7, spacing="i/(d/2-1)", odd_dim="split")
@@ -105,7 +119,9 @@ def test_tensor2tensor_and_fairseq_parameters_as_positions_and_base():
     i = np.arange(d // 2)
     theta = t_min * (t_max / t_min) ** (-i / (d // 2 - 1))
     m = np.arange(20) + start
-    expected = np.concatenate([np.sin(np.outer(m, theta)), np.cos(np.outer(m, theta))], axis=1)
+    expected = np.concatenate(
+        [np.sin(np.outer(m, theta)), np.cos(np.outer(m, theta))], axis=1
+    )
     got = pe.sinusoidal(t_min * (np.arange(20) + start), d, base=t_max / t_min,
                         layout="concatenated", spacing="i/(d/2-1)")  # fmt: skip
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)

@@ -19,7 +19,9 @@ def test_every_row_on_the_page_is_checked_by_a_test():
     rows = page_rows()
     assert len(rows) >= 20
     for name in rows:
-        assert f'"{name}"' in sources, f"no conventions test checks the page's row {name!r}"
+        assert f'"{name}"' in sources, (
+            f"no conventions test checks the page's row {name!r}"
+        )
 
 
 def test_every_number_on_the_page_is_in_a_checked_column():
@@ -33,9 +35,13 @@ def test_published_sources_are_permalinks_at_a_commit():
     for name, row in page_rows().items():
         links = re.findall(r"\]\((https://github\.com/[^)]+)\)", row["source"])
         if not links:  # an installed package: its pinned version is named
-            assert re.search(r"`(transformers|diffusers)` \d+\.\d+\.\d+", row["source"]), name
+            assert re.search(
+                r"`(transformers|diffusers)` \d+\.\d+\.\d+", row["source"]
+            ), name
             continue
-        assert all(cited(link) for link in links), f"{name}: {links} not pinned to a commit"
+        assert all(cited(link) for link in links), (
+            f"{name}: {links} not pinned to a commit"
+        )
 
 
 def test_pinned_versions_match_the_page():
@@ -43,21 +49,29 @@ def test_pinned_versions_match_the_page():
     text = PAGE.read_text(encoding="utf-8")
     for package in ("transformers", "diffusers"):
         version = re.search(rf"^{package}==(\S+)$", pins, re.MULTILINE).group(1)
-        assert f"`{package}` {version}" in text, f"the page must name the pinned {package}"
+        assert f"`{package}` {version}" in text, (
+            f"the page must name the pinned {package}"
+        )
 
 
 def test_the_page_is_in_the_book_and_linked_from_chapter_2():
     assert "file: book/conventions" in (ROOT / "_toc.yml").read_text(encoding="utf-8")
-    chapter2 = (ROOT / "notebooks" / "02_sinusoidal_encoding.ipynb").read_text(encoding="utf-8")
+    chapter2 = (ROOT / "notebooks" / "02_sinusoidal_encoding.ipynb").read_text(
+        encoding="utf-8"
+    )
     assert "<../book/conventions>" in chapter2
     assert tuple(COLUMNS) == ("implementation", "source", "posenc_lib call",
                               "max abs difference", "cause")  # fmt: skip
 
 
-@pytest.mark.skipif(not os.environ.get("CI"), reason="only CI must have the test-only group")
+@pytest.mark.skipif(
+    not os.environ.get("CI"), reason="only CI must have the test-only group"
+)
 def test_ci_runs_the_conventions_tests_instead_of_skipping_them():
     for package in ("transformers", "diffusers"):
         try:
             importlib.import_module(package)
         except ImportError as exc:
-            pytest.fail(f"{package}: {exc}; CI must install requirements/conventions.txt")
+            pytest.fail(
+                f"{package}: {exc}; CI must install requirements/conventions.txt"
+            )

@@ -43,9 +43,7 @@ T2T = (
     "https://github.com/tensorflow/tensor2tensor/blob/bafdc1b67730430d38d6ab802cbd51f9d053ba2e/"
     "tensor2tensor/layers/common_attention.py"
 )
-FAIRSEQ = (
-    "https://github.com/facebookresearch/fairseq/blob/3d262bb25690e4eb2e7d3c1309b1e9c406ca4b99"
-)
+FAIRSEQ = "https://github.com/facebookresearch/fairseq/blob/3d262bb25690e4eb2e7d3c1309b1e9c406ca4b99"
 
 
 def _namespace(**extra):
@@ -55,7 +53,9 @@ def _namespace(**extra):
 def tutorial_table(max_len: int, d_model: int) -> torch.Tensor:
     """PositionalEncoding.__init__ of the PyTorch tutorial (TUTORIAL#L98-L109), as (max_len, d)."""
     position = torch.arange(max_len).unsqueeze(1)  # L104
-    div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))  # L105
+    div_term = torch.exp(
+        torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model)
+    )  # L105
     pe_ = torch.zeros(max_len, 1, d_model)  # L106: sequence-first, (max_len, 1, d)
     pe_[:, 0, 0::2] = torch.sin(position * div_term)  # L107
     pe_[:, 0, 1::2] = torch.cos(position * div_term)  # L108
@@ -66,13 +66,17 @@ def annotated_table(max_len: int, d_model: int) -> torch.Tensor:
     """PositionalEncoding.__init__ of the Annotated Transformer (ANNOTATED#L748-L764)."""
     pe_ = torch.zeros(max_len, d_model)  # L756
     position = torch.arange(0, max_len).unsqueeze(1)  # L757
-    div_term = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))  # L758-760
+    div_term = torch.exp(
+        torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model)
+    )  # L758-760
     pe_[:, 0::2] = torch.sin(position * div_term)  # L761
     pe_[:, 1::2] = torch.cos(position * div_term)  # L762
     return pe_  # L763 adds a batch axis; forward adds self.pe[:, : x.size(1)] (L767)
 
 
-def t2t_timing_signal(length, channels, min_timescale=1.0, max_timescale=1.0e4, start_index=0):
+def t2t_timing_signal(
+    length, channels, min_timescale=1.0, max_timescale=1.0e4, start_index=0
+):
     """get_timing_signal_1d (T2T#L408-L456), float32 as tf.to_float computes, shape (L, C)."""
     position = (torch.arange(length) + start_index).float()  # L443
     num_timescales = channels // 2  # L444
@@ -92,8 +96,12 @@ def fairseq_embedding(num_embeddings, embedding_dim, padding_idx=None):
     half_dim = embedding_dim // 2  # L56
     emb = math.log(10000) / (half_dim - 1)  # L57
     emb = torch.exp(torch.arange(half_dim, dtype=torch.float) * -emb)  # L58
-    emb = torch.arange(num_embeddings, dtype=torch.float).unsqueeze(1) * emb.unsqueeze(0)  # L59-61
-    emb = torch.cat([torch.sin(emb), torch.cos(emb)], dim=1).view(num_embeddings, -1)  # L62-64
+    emb = torch.arange(num_embeddings, dtype=torch.float).unsqueeze(1) * emb.unsqueeze(
+        0
+    )  # L59-61
+    emb = torch.cat([torch.sin(emb), torch.cos(emb)], dim=1).view(
+        num_embeddings, -1
+    )  # L62-64
     if embedding_dim % 2 == 1:  # L65-67: zero pad
         emb = torch.cat([emb, torch.zeros(num_embeddings, 1)], dim=1)
     if padding_idx is not None:  # L68-69
@@ -116,7 +124,9 @@ def test_pytorch_tutorial():
     positions = np.arange(L)
     theta = geometric_theta(D // 2, 10000.0, D / 2)
     ref = tutorial_table(L, D).numpy()
-    check_table_row(name, ours.astype(np.float32), ref, positions, theta, *interleaved_columns(D))
+    check_table_row(
+        name, ours.astype(np.float32), ref, positions, theta, *interleaved_columns(D)
+    )
     # the module, sequence-first as the tutorial's nn.Transformer input (S, N, E)
     module = SinusoidalPositionalEncoding(D, batch_first=False)
     x = torch.zeros(L, 3, D)
@@ -134,41 +144,59 @@ def test_annotated_transformer():
 
 
 @pytest.mark.parametrize(
-    ("min_timescale", "max_timescale", "start_index"), [(1.0, 1.0e4, 0), (2.0, 5.0e3, 7)]
+    ("min_timescale", "max_timescale", "start_index"),
+    [(1.0, 1.0e4, 0), (2.0, 5.0e3, 7)],
 )
 def test_tensor2tensor(min_timescale, max_timescale, start_index):
     name = "tensor2tensor"
     namespace = _namespace(
-        min_timescale=min_timescale, max_timescale=max_timescale, start_index=start_index
+        min_timescale=min_timescale,
+        max_timescale=max_timescale,
+        start_index=start_index,
     )
     ours = evaluate_call(name, namespace)
     ref = t2t_timing_signal(L, D, min_timescale, max_timescale, start_index).numpy()
     # theta_i = min_timescale * (max/min)^(-i/(d/2-1)), position m = start_index + t
     positions = np.arange(L) + start_index
-    theta = min_timescale * geometric_theta(D // 2, max_timescale / min_timescale, D // 2 - 1)
+    theta = min_timescale * geometric_theta(
+        D // 2, max_timescale / min_timescale, D // 2 - 1
+    )
     if (min_timescale, max_timescale, start_index) == (1.0, 1.0e4, 0):
         check_table_row(
-            name, ours.astype(np.float32), ref, positions, theta, *concatenated_columns(D)
+            name,
+            ours.astype(np.float32),
+            ref,
+            positions,
+            theta,
+            *concatenated_columns(D),
         )
     else:  # the equivalence of the general call; the page's number is the default's
         sin_cols, cos_cols = concatenated_columns(D)
         error = assert_reference_is_the_formula(
             name, ref[:, sin_cols], ref[:, cos_cols], positions, theta
         )
-        assert_within_reference_rounding(name, ours[:, sin_cols], ref[:, sin_cols], error)
-        assert_within_reference_rounding(name, ours[:, cos_cols], ref[:, cos_cols], error)
+        assert_within_reference_rounding(
+            name, ours[:, sin_cols], ref[:, sin_cols], error
+        )
+        assert_within_reference_rounding(
+            name, ours[:, cos_cols], ref[:, cos_cols], error
+        )
 
 
 def test_fairseq():
     name = "fairseq"
     padding_idx = 1
-    ours = evaluate_call(name, _namespace(padding_idx=padding_idx))  # rows of tokens 0 … L-1
+    ours = evaluate_call(
+        name, _namespace(padding_idx=padding_idx)
+    )  # rows of tokens 0 … L-1
     table = fairseq_embedding(L + padding_idx + 1, D, padding_idx)
     tokens = torch.full((1, L), 5)  # no padding: tokens read rows padding_idx + 1 + t
     ref = table[fairseq_make_positions(tokens, padding_idx)[0]].numpy()
     positions = np.arange(L) + padding_idx + 1
     theta = geometric_theta(D // 2, 10000.0, D // 2 - 1)
-    check_table_row(name, ours.astype(np.float32), ref, positions, theta, *concatenated_columns(D))
+    check_table_row(
+        name, ours.astype(np.float32), ref, positions, theta, *concatenated_columns(D)
+    )
 
 
 def test_fairseq_left_padded_batch_through_the_module():
@@ -184,7 +212,9 @@ def test_fairseq_left_padded_batch_through_the_module():
     ours = module(torch.zeros(2, 7, d), positions=ids)
     real = tokens.ne(padding_idx)
     assert (ours[real] - ref[real]).abs().max() < 1e-5
-    shifted = module(torch.zeros(2, 7, d), offset=padding_idx + 1)  # what an offset gives
+    shifted = module(
+        torch.zeros(2, 7, d), offset=padding_idx + 1
+    )  # what an offset gives
     assert (shifted[0][real[0]] - ref[0][real[0]]).abs().max() > 0.5
 
 
@@ -200,7 +230,14 @@ def test_tensor2tensor_and_fairseq_odd_dimension():
         measured = max(
             measured,
             check_table_row(
-                name, ours, ref.numpy(), np.arange(L), theta, sin_cols, cos_cols, page=False
+                name,
+                ours,
+                ref.numpy(),
+                np.arange(L),
+                theta,
+                sin_cols,
+                cos_cols,
+                page=False,
             ),
         )
     check_page(name, measured)

@@ -24,7 +24,9 @@ ATOL = 1e-13  # absolute accuracy near zeros, where a relative error is meaningl
 settings.register_profile("kernel", max_examples=60, deadline=None)
 
 
-def close(value: float, reference: float, rtol: float = RTOL, atol: float = ATOL) -> bool:
+def close(
+    value: float, reference: float, rtol: float = RTOL, atol: float = ATOL
+) -> bool:
     return abs(value - reference) <= rtol * abs(reference) + atol
 
 
@@ -42,10 +44,23 @@ INTEGRAL_BASES = [1.5, 2.0, 10.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e8]
 
 @pytest.mark.parametrize("base", INTEGRAL_BASES)
 def test_kernel_integral_matches_mpmath(base):
-    first_zero = 0.61650548562033  # first zero of Ci: kernel_integral crosses 0 near 0.6165 b
+    first_zero = (
+        0.61650548562033  # first zero of Ci: kernel_integral crosses 0 near 0.6165 b
+    )
     deltas = np.concatenate(
         [
-            [0.0, 1e-9, -1e-3, 0.5, 1.0, 3.999, 4.0, 4.001, -4.001 * base, 4.001 * base],
+            [
+                0.0,
+                1e-9,
+                -1e-3,
+                0.5,
+                1.0,
+                3.999,
+                4.0,
+                4.001,
+                -4.001 * base,
+                4.001 * base,
+            ],
             np.logspace(0, 6, 37),
             [first_zero * base, -1e6],
         ]
@@ -74,7 +89,9 @@ def test_kernel_integral_closed_form_equals_quadrature():
     """An independent numerical check of the closed form: mpmath quadrature of the integral."""
     for delta, base in [(3.0, 1e4), (250.0, 1e2), (20.0, 2.0)]:
         b = mpmath.mpf(base)
-        quad = mpmath.quad(lambda t, x=delta, b=b: mpmath.cos(x * b ** (-t)), np.linspace(0, 1, 9))
+        quad = mpmath.quad(
+            lambda t, x=delta, b=b: mpmath.cos(x * b ** (-t)), np.linspace(0, 1, 9)
+        )
         assert close(float(pe.kernel_integral(delta, base=base)), float(quad))
 
 
@@ -130,7 +147,11 @@ def test_euler_maclaurin_orders_improve_below_the_aliasing_scale():
     for dim, base in [(512, 1e4), (4096, 1e2)]:
         exact = pe.kernel(deltas, dim, base=base)
         errors = [
-            np.max(np.abs(exact - D.kernel_euler_maclaurin(deltas, dim, base=base, order=k)))
+            np.max(
+                np.abs(
+                    exact - D.kernel_euler_maclaurin(deltas, dim, base=base, order=k)
+                )
+            )
             for k in (0, 1, 2)
         ]
         assert errors[0] <= 2.0 / dim + 40 * np.log(base) / dim**2
@@ -141,7 +162,9 @@ def test_euler_maclaurin_orders_improve_below_the_aliasing_scale():
 def test_euler_maclaurin_tensor2tensor_spacing():
     deltas = np.arange(0.0, 30.0)
     exact = pe.kernel(deltas, 1024, base=1e4, spacing="i/(d/2-1)")
-    approx = D.kernel_euler_maclaurin(deltas, 1024, base=1e4, spacing="i/(d/2-1)", order=2)
+    approx = D.kernel_euler_maclaurin(
+        deltas, 1024, base=1e4, spacing="i/(d/2-1)", order=2
+    )
     assert np.max(np.abs(exact - approx)) < 1e-6
     np.testing.assert_allclose(
         D.kernel_euler_maclaurin(deltas, 2, base=1e4, spacing="i/(d/2-1)"),
@@ -167,18 +190,46 @@ def test_kernel_integral_properties(delta, base):
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: pe.kernel_integral(np.nan), ValueError, "delta must be finite real numbers"),
-        (lambda: pe.kernel_integral("x"), TypeError, "delta must be finite real numbers"),
-        (lambda: pe.kernel_integral(1.0, base=0.5), ValueError, "base must be a finite real"),
-        (lambda: pe.kernel_integral(1.0, base=None), TypeError, "base must be a finite real"),
-        (lambda: pe.kernel_integral(1.0, 64), TypeError, "positional"),  # issue 14: not a base
+        (
+            lambda: pe.kernel_integral(np.nan),
+            ValueError,
+            "delta must be finite real numbers",
+        ),
+        (
+            lambda: pe.kernel_integral("x"),
+            TypeError,
+            "delta must be finite real numbers",
+        ),
+        (
+            lambda: pe.kernel_integral(1.0, base=0.5),
+            ValueError,
+            "base must be a finite real",
+        ),
+        (
+            lambda: pe.kernel_integral(1.0, base=None),
+            TypeError,
+            "base must be a finite real",
+        ),
+        (
+            lambda: pe.kernel_integral(1.0, 64),
+            TypeError,
+            "positional",
+        ),  # issue 14: not a base
         (lambda: D.kernel_taylor(1.0, base=1.0), ValueError, "base must be"),
         (lambda: D.kernel_log([1.0, 0.0]), ValueError, "delta must be non-zero"),
         (lambda: D.kernel_oscillatory(0.0), ValueError, "delta must be non-zero"),
         (lambda: D.asymptotic_bound("pade", 1.0), ValueError, "form must be one of"),
         (lambda: D.asymptotic_bound("log", 0.0), ValueError, "delta must be non-zero"),
-        (lambda: D.kernel_euler_maclaurin(1.0, 8, order=3), ValueError, "order must be an int"),
-        (lambda: D.kernel_euler_maclaurin(1.0, 8, order=True), TypeError, "order must be an int"),
+        (
+            lambda: D.kernel_euler_maclaurin(1.0, 8, order=3),
+            ValueError,
+            "order must be an int",
+        ),
+        (
+            lambda: D.kernel_euler_maclaurin(1.0, 8, order=True),
+            TypeError,
+            "order must be an int",
+        ),
         (lambda: D.kernel_euler_maclaurin(1.0, 9), ValueError, "dim must be"),
     ],
 )

@@ -34,7 +34,9 @@ def test_offset_distance_d2_is_chord_length():
 def test_offset_distance_d4_by_hand():
     # d = 4, b = 10000: theta = (1, 1/100). Distance^2 = |chord(delta)|^2 + |chord(delta/100)|^2.
     delta = 7.0
-    expected = math.sqrt((2 * math.sin(delta / 2)) ** 2 + (2 * math.sin(delta / 200)) ** 2)
+    expected = math.sqrt(
+        (2 * math.sin(delta / 2)) ** 2 + (2 * math.sin(delta / 200)) ** 2
+    )
     assert offset_distance(delta, 4) == pytest.approx(expected, rel=1e-14)
 
 
@@ -56,7 +58,9 @@ def test_offset_distance_chunking_matches_one_block():
     # more offsets than one chunk holds: the chunked loop must equal a direct evaluation
     deltas = np.linspace(-3000.0, 3000.0, 70001)
     theta = pe.frequencies(128)
-    direct = 2.0 * np.sqrt(np.square(np.sin(0.5 * np.multiply.outer(deltas, theta))).sum(axis=1))
+    direct = 2.0 * np.sqrt(
+        np.square(np.sin(0.5 * np.multiply.outer(deltas, theta))).sum(axis=1)
+    )
     np.testing.assert_array_equal(offset_distance(deltas, 128), direct)
 
 
@@ -104,7 +108,9 @@ def test_offset_distance_equals_every_pairwise_distance():
     distances_ = offset_distance(offsets, 8)
     for a in range(positions.size):
         for b in range(positions.size):
-            expected = math.sqrt(sum((table[a, j] - table[b, j]) ** 2 for j in range(8)))
+            expected = math.sqrt(
+                sum((table[a, j] - table[b, j]) ** 2 for j in range(8))
+            )
             assert distances_[a, b] == pytest.approx(expected, abs=1e-12)
 
 
@@ -128,7 +134,14 @@ def test_min_separation_d2_follows_best_approximations_of_2pi():
     # the classical record holders (numerators of the convergents 6, 19/3, 25/4, 44/7, 333/53,
     # 710/113 of 2π; 710/113 matches 2π to 9e-8 relative)
     assert records == [1, 6, 19, 25, 44, 333, 710]
-    for length, q in [(45, 44), (100, 44), (334, 333), (700, 333), (711, 710), (5000, 710)]:
+    for length, q in [
+        (45, 44),
+        (100, 44),
+        (334, 333),
+        (700, 333),
+        (711, 710),
+        (5000, 710),
+    ]:
         dist, delta = min_separation(length, 2)
         assert delta == q
         assert dist == pytest.approx(2 * abs(math.sin(q / 2)), rel=1e-12)
@@ -163,7 +176,9 @@ def test_min_separation_scans_in_blocks(monkeypatch, dim, length):
 def test_min_separation_two_positions_is_neighbour_distance():
     dist, delta = min_separation(2, 64)
     assert delta == 1
-    assert dist == pytest.approx(float(np.linalg.norm(np.diff(pe.sinusoidal(2, 64), axis=0))))
+    assert dist == pytest.approx(
+        float(np.linalg.norm(np.diff(pe.sinusoidal(2, 64), axis=0)))
+    )
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,9 @@ def test_diagonal_dominance_known_values():
     assert result.block_share == pytest.approx(31 / total)
     # relative part: block 0 = [[1,1],[0,2]] -> a = 1.5, b = (0 - 1)/2;
     # block 1 = [[3,0],[0,4]] -> a = 3.5
-    assert result.relative_share == pytest.approx((2 * 1.5**2 + 2 * 0.25 + 2 * 3.5**2) / total)
+    assert result.relative_share == pytest.approx(
+        (2 * 1.5**2 + 2 * 0.25 + 2 * 3.5**2) / total
+    )
     # rows: |1| > 1 + 2? no; |2| > 0 yes; |3| yes; |4| yes
     assert result.dominant_rows == pytest.approx(0.75)
 
@@ -51,22 +53,46 @@ def test_expected_rotated_share_matches_monte_carlo():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: D.diagonal_dominance(np.array([["a", "b"], ["c", "d"]])), TypeError, "h must be"),
-        (lambda: D.diagonal_dominance(np.full((2, 2), np.nan)), ValueError, "containing NaN"),
-        (lambda: D.diagonal_dominance(np.zeros((2, 2))), ValueError, "h must be a non-zero"),
-        (lambda: D.diagonal_dominance(np.eye(4), "concatenated"), TypeError, "positional"),
+        (
+            lambda: D.diagonal_dominance(np.array([["a", "b"], ["c", "d"]])),
+            TypeError,
+            "h must be",
+        ),
+        (
+            lambda: D.diagonal_dominance(np.full((2, 2), np.nan)),
+            ValueError,
+            "containing NaN",
+        ),
+        (
+            lambda: D.diagonal_dominance(np.zeros((2, 2))),
+            ValueError,
+            "h must be a non-zero",
+        ),
+        (
+            lambda: D.diagonal_dominance(np.eye(4), "concatenated"),
+            TypeError,
+            "positional",
+        ),
         (
             lambda: D.rotated_diagonal_shares(np.eye(3), 2.5, np.random.default_rng(0)),
             TypeError,
             "n_samples must be an integer >= 1, got 2.5",
         ),
-        (lambda: D.rotated_diagonal_shares(np.eye(3), 3, None), TypeError, "rng must be"),
+        (
+            lambda: D.rotated_diagonal_shares(np.eye(3), 3, None),
+            TypeError,
+            "rng must be",
+        ),
         (
             lambda: D.expected_rotated_diagonal_share(np.ones((2, 3))),
             ValueError,
             "c must be a square",
         ),
-        (lambda: D.expected_rotated_diagonal_share(np.zeros((2, 2))), ValueError, "non-zero"),
+        (
+            lambda: D.expected_rotated_diagonal_share(np.zeros((2, 2))),
+            ValueError,
+            "non-zero",
+        ),
     ],
 )
 def test_bad_arguments(call, error, match):

@@ -24,7 +24,9 @@ def test_frequencies_match_definition():
 
 def test_tensor2tensor_spacing_reaches_one_over_base():
     theta = pe.frequencies(8, base=10000.0, spacing="i/(d/2-1)")
-    np.testing.assert_allclose(theta, [1.0, 10 ** (-4 / 3), 10 ** (-8 / 3), 1e-4], rtol=1e-14)
+    np.testing.assert_allclose(
+        theta, [1.0, 10 ** (-4 / 3), 10 ** (-8 / 3), 1e-4], rtol=1e-14
+    )
     assert pe.frequencies(2, spacing="i/(d/2-1)").tolist() == [1.0]
 
 
@@ -75,7 +77,9 @@ def test_shift_matrix_moves_positions(layout):
     k = 17
     table = pe.sinusoidal(50, 16, layout=layout)
     shifted = pe.sinusoidal(np.arange(50) + k, 16, layout=layout)
-    np.testing.assert_allclose(table @ pe.shift_matrix(k, 16, layout=layout).T, shifted, atol=1e-12)
+    np.testing.assert_allclose(
+        table @ pe.shift_matrix(k, 16, layout=layout).T, shifted, atol=1e-12
+    )
 
 
 def test_shift_matrix_interleaved_block_is_rotation_by_minus_k_theta():

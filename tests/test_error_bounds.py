@@ -14,11 +14,15 @@ from posenc_lib.high_precision import sampled_error
 RNG_SEED = 20260
 
 
-def _sample(count: int, dim: int, n: int, seed: int = RNG_SEED) -> tuple[np.ndarray, np.ndarray]:
+def _sample(
+    count: int, dim: int, n: int, seed: int = RNG_SEED
+) -> tuple[np.ndarray, np.ndarray]:
     """Random (row, pair) entries, always including the first and last rows and pairs."""
     rng = np.random.default_rng(seed)
     rows = np.concatenate([[0, count - 1, count - 1, 0], rng.integers(0, count, n)])
-    pairs = np.concatenate([[0, 0, dim // 2 - 1, dim // 2 - 1], rng.integers(0, dim // 2, n)])
+    pairs = np.concatenate(
+        [[0, 0, dim // 2 - 1, dim // 2 - 1], rng.integers(0, dim // 2, n)]
+    )
     return rows, pairs
 
 
@@ -98,9 +102,21 @@ def test_error_bound_values():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: error_bound(1, dtype=np.int8), TypeError, "dtype must be a numpy floating"),
-        (lambda: float64_bound(float("inf")), ValueError, "max_position must be a finite real"),
-        (lambda: float64_bound([1.0, 2.0]), TypeError, "max_position must be a finite real"),
+        (
+            lambda: error_bound(1, dtype=np.int8),
+            TypeError,
+            "dtype must be a numpy floating",
+        ),
+        (
+            lambda: float64_bound(float("inf")),
+            ValueError,
+            "max_position must be a finite real",
+        ),
+        (
+            lambda: float64_bound([1.0, 2.0]),
+            TypeError,
+            "max_position must be a finite real",
+        ),
         (lambda: error_bound("10"), TypeError, "max_position must be a finite real"),
         (lambda: error_bound(10, np.float32), TypeError, "positional"),
     ],

@@ -26,11 +26,15 @@ ATOL = 1e-13  # absolute accuracy near zeros, where a relative error is meaningl
 settings.register_profile("kernel", max_examples=60, deadline=None)
 
 
-def close(value: float, reference: float, rtol: float = RTOL, atol: float = ATOL) -> bool:
+def close(
+    value: float, reference: float, rtol: float = RTOL, atol: float = ATOL
+) -> bool:
     return abs(value - reference) <= rtol * abs(reference) + atol
 
 
-def reference_kernel(delta: float, dim: int, base: float, spacing: str = "2i/d") -> float:
+def reference_kernel(
+    delta: float, dim: int, base: float, spacing: str = "2i/d"
+) -> float:
     """(2/d) sum_i cos(delta * b^(-e_i)) with exact exponents, in 40-digit arithmetic."""
     n = dim // 2
     b = mpmath.mpf(base)
@@ -70,7 +74,10 @@ def test_kernel_stays_accurate_at_ten_million():
     """The angle reduction is exact, so |delta| = 1e7 loses no accuracy to the argument size."""
     for dim in (64, 8192):
         for delta in (1e7, 9999991.0, -7654321.5):
-            assert close(float(pe.kernel(delta, dim, base=1e4)), reference_kernel(delta, dim, 1e4))
+            assert close(
+                float(pe.kernel(delta, dim, base=1e4)),
+                reference_kernel(delta, dim, 1e4),
+            )
 
 
 @pytest.mark.parametrize("route", K._FREQUENCY_ROUTES)
@@ -111,12 +118,22 @@ def test_angle_reduction_is_exact_far_beyond_the_tested_range():
     the mean of cos(2 pi delta phi) matches 40-digit arithmetic up to |delta| ~ 1e15, through
     the branches for offsets >= 2**30 and with more than 26 significant bits."""
     hi, lo = K._cycles(64, 1e4, "2i/d", K._frequency_route())
-    deltas = [2.0**30 - 1, 2.0**30, 3e9 + 0.5, -(2.0**40) - 3, 1e12 / 7, 2.0**45 / 3, 7.77e14]
+    deltas = [
+        2.0**30 - 1,
+        2.0**30,
+        3e9 + 0.5,
+        -(2.0**40) - 3,
+        1e12 / 7,
+        2.0**45 / 3,
+        7.77e14,
+    ]
     values = K._mean_cos_cycles(np.array(deltas), hi, lo)
     for delta, value in zip(deltas, values, strict=True):
         x = mpmath.mpf(delta)
         ref = mpmath.fsum(
-            mpmath.cos(2 * mpmath.pi * x * (mpmath.mpf(float(h)) + mpmath.mpf(float(e))))
+            mpmath.cos(
+                2 * mpmath.pi * x * (mpmath.mpf(float(h)) + mpmath.mpf(float(e)))
+            )
             for h, e in zip(hi, lo, strict=True)
         ) / len(hi)
         assert abs(value - float(ref)) < 1e-15, delta
@@ -127,7 +144,9 @@ def test_plain_float64_evaluation_is_measurably_worse():
     dim, base = 64, 1e2
     deltas = [999999.0, 987654.0, 876543.0, 765432.0]
     refs = np.array([reference_kernel(delta, dim, base) for delta in deltas])
-    naive = np.cos(np.multiply.outer(deltas, pe.frequencies(dim, base=base))).mean(axis=1)
+    naive = np.cos(np.multiply.outer(deltas, pe.frequencies(dim, base=base))).mean(
+        axis=1
+    )
     assert np.max(np.abs(naive - refs)) > 1e-12
     assert np.max(np.abs(pe.kernel(deltas, dim, base=base) - refs)) < 1e-14
 
@@ -142,11 +161,16 @@ def test_kernel_equals_inner_products_of_the_table():
     positions = np.array([0.0, 1.0, 5.0, 37.5, 1000.0, 2047.0])
     for spacing in pe.SPACINGS:
         for layout in pe.LAYOUTS:
-            table = pe.sinusoidal(positions, 32, base=500.0, layout=layout, spacing=spacing)
+            table = pe.sinusoidal(
+                positions, 32, base=500.0, layout=layout, spacing=spacing
+            )
             gram = table @ table.T / 16
             offsets = np.subtract.outer(positions, positions)
             np.testing.assert_allclose(
-                pe.kernel(offsets, 32, base=500.0, spacing=spacing), gram, rtol=0, atol=1e-12
+                pe.kernel(offsets, 32, base=500.0, spacing=spacing),
+                gram,
+                rtol=0,
+                atol=1e-12,
             )
 
 
@@ -160,17 +184,25 @@ def test_kernel_keeps_shapes():
 def test_kernel_chunks_give_the_same_answer_as_one_block():
     """More offsets than one chunk: the chunked loop must stitch results in order."""
     deltas = np.linspace(-5e4, 5e4, 3 * K._CHUNK_ELEMENTS // 8 + 7)
-    direct = np.cos(np.multiply.outer(deltas, pe.frequencies(16, base=1e4))).mean(axis=1)
-    np.testing.assert_allclose(pe.kernel(deltas, 16, base=1e4), direct, rtol=0, atol=1e-10)
+    direct = np.cos(np.multiply.outer(deltas, pe.frequencies(16, base=1e4))).mean(
+        axis=1
+    )
+    np.testing.assert_allclose(
+        pe.kernel(deltas, 16, base=1e4), direct, rtol=0, atol=1e-10
+    )
 
 
 def test_linear_schedule_kernel_matches_its_closed_form():
     """theta_i = 1 - 2i/d: sum_i e^{i D theta_i} = (e^{iD} - 1)/(1 - e^{-2iD/d}) (geometric)."""
     dim = 64
     deltas = np.array([0.3, 1.0, 2.0, 50.0, 100.5, 3000.0])
-    closed = (2 / dim) * np.real((np.exp(1j * deltas) - 1) / (1 - np.exp(-2j * deltas / dim)))
+    closed = (2 / dim) * np.real(
+        (np.exp(1j * deltas) - 1) / (1 - np.exp(-2j * deltas / dim))
+    )
     theta = 1.0 - 2.0 * np.arange(dim // 2) / dim
-    np.testing.assert_allclose(kernel_from_frequencies(deltas, theta), closed, atol=1e-12)
+    np.testing.assert_allclose(
+        kernel_from_frequencies(deltas, theta), closed, atol=1e-12
+    )
 
 
 def test_kernel_from_frequencies_treats_float64_frequencies_as_exact():
@@ -180,7 +212,9 @@ def test_kernel_from_frequencies_treats_float64_frequencies_as_exact():
     values = kernel_from_frequencies(deltas, theta)
     for delta, value in zip(deltas, values, strict=True):
         x = mpmath.mpf(delta)
-        ref = mpmath.fsum(mpmath.cos(x * mpmath.mpf(float(t))) for t in theta) / len(theta)
+        ref = mpmath.fsum(mpmath.cos(x * mpmath.mpf(float(t))) for t in theta) / len(
+            theta
+        )
         assert close(value, float(ref)), delta
 
 
@@ -191,7 +225,9 @@ def test_kernel_from_frequencies_agrees_with_kernel():
         pe.kernel(deltas, 128, base=1e4),
         atol=1e-11,  # frequencies() rounds theta to float64: |delta| * 1e-16 per term
     )
-    np.testing.assert_allclose(kernel_from_frequencies(deltas, [0.25]), np.cos(0.25 * deltas))
+    np.testing.assert_allclose(
+        kernel_from_frequencies(deltas, [0.25]), np.cos(0.25 * deltas)
+    )
 
 
 dims = st.integers(min_value=1, max_value=256).map(lambda half: 2 * half)
@@ -202,29 +238,85 @@ offsets = st.floats(min_value=-1e7, max_value=1e7, allow_nan=False)
 @settings(settings.get_profile("kernel"))
 @given(delta=offsets, dim=dims, base=bases, spacing=st.sampled_from(pe.SPACINGS))
 def test_kernel_properties(delta, dim, base, spacing):
-    assert float(pe.kernel(0.0, dim, base=base, spacing=spacing)) == pytest.approx(1.0, abs=1e-15)
+    assert float(pe.kernel(0.0, dim, base=base, spacing=spacing)) == pytest.approx(
+        1.0, abs=1e-15
+    )
     value = float(pe.kernel(delta, dim, base=base, spacing=spacing))
-    assert value == float(pe.kernel(-delta, dim, base=base, spacing=spacing))  # even, exactly
+    assert value == float(
+        pe.kernel(-delta, dim, base=base, spacing=spacing)
+    )  # even, exactly
     assert abs(value) <= 1.0 + 1e-15
 
 
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: pe.kernel(1.0, 7), ValueError, "dim must be a positive even integer, got 7"),
-        (lambda: pe.kernel(1.0, 0), ValueError, "dim must be a positive even integer, got 0"),
-        (lambda: pe.kernel(1.0, 8.0), TypeError, "dim must be a positive even integer, got 8.0"),
-        (lambda: pe.kernel(1.0, True), TypeError, "dim must be a positive even integer, got True"),
-        (lambda: pe.kernel(1.0, 8, base=1.0), ValueError, "base must be a finite real number > 1"),
-        (lambda: pe.kernel(1.0, 8, base="1e4"), TypeError, "base must be a finite real number > 1"),
+        (
+            lambda: pe.kernel(1.0, 7),
+            ValueError,
+            "dim must be a positive even integer, got 7",
+        ),
+        (
+            lambda: pe.kernel(1.0, 0),
+            ValueError,
+            "dim must be a positive even integer, got 0",
+        ),
+        (
+            lambda: pe.kernel(1.0, 8.0),
+            TypeError,
+            "dim must be a positive even integer, got 8.0",
+        ),
+        (
+            lambda: pe.kernel(1.0, True),
+            TypeError,
+            "dim must be a positive even integer, got True",
+        ),
+        (
+            lambda: pe.kernel(1.0, 8, base=1.0),
+            ValueError,
+            "base must be a finite real number > 1",
+        ),
+        (
+            lambda: pe.kernel(1.0, 8, base="1e4"),
+            TypeError,
+            "base must be a finite real number > 1",
+        ),
         (lambda: pe.kernel(1.0, 8, 1e4), TypeError, "positional"),
-        (lambda: pe.kernel(1.0, 8, spacing="i/d"), ValueError, "spacing must be one of"),
-        (lambda: pe.kernel([1.0, np.inf], 8), ValueError, "delta must be finite real numbers"),
-        (lambda: pe.kernel([True, False], 8), TypeError, "delta must be finite real numbers"),
-        (lambda: pe.kernel(None, 8), TypeError, "delta must be finite real numbers .*, got None"),
-        (lambda: kernel_from_frequencies(1.0, []), ValueError, "theta must be a non-empty 1-D"),
-        (lambda: kernel_from_frequencies(1.0, [[1.0]]), ValueError, "theta must be a non-empty"),
-        (lambda: kernel_from_frequencies(1.0, [np.nan]), ValueError, "theta must be a non-empty"),
+        (
+            lambda: pe.kernel(1.0, 8, spacing="i/d"),
+            ValueError,
+            "spacing must be one of",
+        ),
+        (
+            lambda: pe.kernel([1.0, np.inf], 8),
+            ValueError,
+            "delta must be finite real numbers",
+        ),
+        (
+            lambda: pe.kernel([True, False], 8),
+            TypeError,
+            "delta must be finite real numbers",
+        ),
+        (
+            lambda: pe.kernel(None, 8),
+            TypeError,
+            "delta must be finite real numbers .*, got None",
+        ),
+        (
+            lambda: kernel_from_frequencies(1.0, []),
+            ValueError,
+            "theta must be a non-empty 1-D",
+        ),
+        (
+            lambda: kernel_from_frequencies(1.0, [[1.0]]),
+            ValueError,
+            "theta must be a non-empty",
+        ),
+        (
+            lambda: kernel_from_frequencies(1.0, [np.nan]),
+            ValueError,
+            "theta must be a non-empty",
+        ),
     ],
 )
 def test_bad_input(call, error, match):
@@ -241,7 +333,10 @@ def test_extended_precision_frequency_methods_agree():
         routes["longdouble"] = K._extended_cycles(exponents, 1e4, "longdouble")
     ref_hi, ref_lo = routes["mpmath"]
     with mpmath.workdps(40):
-        exact = [mpmath.mpf(10) ** (-4 * mpmath.mpf(int(k)) / 256) / (2 * mpmath.pi) for k in i]
+        exact = [
+            mpmath.mpf(10) ** (-4 * mpmath.mpf(int(k)) / 256) / (2 * mpmath.pi)
+            for k in i
+        ]
         worst = max(
             abs(x - mpmath.mpf(float(h)) - mpmath.mpf(float(lo)))
             for x, h, lo in zip(exact, ref_hi, ref_lo, strict=True)
@@ -257,7 +352,9 @@ def test_extended_precision_frequency_methods_agree():
     with mpmath.workdps(40):
         worst = max(
             abs(
-                mpmath.mpf(float(t)) / (2 * mpmath.pi) - mpmath.mpf(float(h)) - mpmath.mpf(float(e))
+                mpmath.mpf(float(t)) / (2 * mpmath.pi)
+                - mpmath.mpf(float(h))
+                - mpmath.mpf(float(e))
             )
             / mpmath.mpf(float(h))
             for t, h, e in zip(theta, hi, lo, strict=True)

@@ -93,11 +93,19 @@ def test_config_lengths_and_labels():
         ({"base": 0.5}, ValueError, "base"),
         ({"steps": 0}, ValueError, "steps"),
         ({"dim": 3.0}, TypeError, "dim"),
-        ({"lr": 2.0}, ValueError, "lr must be a finite real number > 0 and < 1, got 2.0"),
+        (
+            {"lr": 2.0},
+            ValueError,
+            "lr must be a finite real number > 0 and < 1, got 2.0",
+        ),
         ({"lr": "big"}, TypeError, "lr must be a finite real number"),
         ({"test_multiples": (0.5,)}, ValueError, "test_multiples must be .* >= 1"),
         ({"test_multiples": ()}, ValueError, "test_multiples must be a non-empty"),
-        ({"train_length": 2, "k": 2}, ValueError, "train_length must be an integer >= 3, got 2"),
+        (
+            {"train_length": 2, "k": 2},
+            ValueError,
+            "train_length must be an integer >= 3, got 2",
+        ),
         ({"device": 0}, TypeError, "device must be a device string"),
     ],
 )
@@ -111,8 +119,14 @@ def test_expand_grid_counts():
     # per task: none, learned, alibi, rotary (1 base), sinusoidal (4 bases) = 8 labels
     assert len(configs) == 2 * 8 * 3
     index = [c for c in configs if c.task == "index"]
-    assert {c.label for c in index} >= {"sinusoidal b=1e2", "sinusoidal b=1e5", "rotary b=1e4"}
-    by_k = ex.expand_grid(ex.Config(), tasks=["index"], schemes=["none"], seeds=[0], k={"index": 4})
+    assert {c.label for c in index} >= {
+        "sinusoidal b=1e2",
+        "sinusoidal b=1e5",
+        "rotary b=1e4",
+    }
+    by_k = ex.expand_grid(
+        ex.Config(), tasks=["index"], schemes=["none"], seeds=[0], k={"index": 4}
+    )
     assert [c.k for c in by_k] == [4]
     with pytest.raises(ValueError, match="scheme"):
         ex.expand_grid(ex.Config(), schemes=["t5"])
@@ -183,7 +197,10 @@ def test_evaluate_scores_an_oracle_perfectly_and_a_constant_at_chance():
     config = ex.Config(task="offset", k=2, eval_sequences=400)
     perfect = ex.evaluate(_Oracle(2, 16), config, 32)
     assert perfect["accuracy"] == 1.0
-    assert perfect["per_position"][:2] == [None, None] and perfect["per_position"][2:] == [1.0] * 30
+    assert (
+        perfect["per_position"][:2] == [None, None]
+        and perfect["per_position"][2:] == [1.0] * 30
+    )
     chance = ex.evaluate(_Constant(), config, 32)["accuracy"]
     assert abs(chance - 1 / 16) < 0.01  # tokens are uniform over 16 symbols
 
@@ -196,7 +213,9 @@ def test_evaluation_sequences_do_not_depend_on_the_model_seed():
 
 
 def test_run_and_summarize():
-    results = [ex.run(dataclasses.replace(TINY, seed=s, scheme="rotary")) for s in (0, 1)]
+    results = [
+        ex.run(dataclasses.replace(TINY, seed=s, scheme="rotary")) for s in (0, 1)
+    ]
     for result in results:
         assert set(result["accuracy"]) == {"8", "16", "32"}
         assert len(result["per_position"]) == 32
@@ -212,7 +231,11 @@ def test_run_and_summarize():
 
 def _fake_run(task: str, scheme: str, seed: int, accuracy: dict[str, float]) -> dict:
     config = ex.Config(task=task, scheme=scheme, seed=seed)
-    return {"config": dataclasses.asdict(config), "label": config.label, "accuracy": accuracy}
+    return {
+        "config": dataclasses.asdict(config),
+        "label": config.label,
+        "accuracy": accuracy,
+    }
 
 
 def test_summarize_by_hand():
@@ -222,14 +245,21 @@ def test_summarize_by_hand():
         _fake_run("offset", "alibi", 1, {"16": 0.7, "64": 0.25}),
         _fake_run("offset", "alibi", 2, {"16": 0.9, "64": 0.25}),
     ]
-    offset, index = ex.summarize(results)  # grouped by (task, label), in order of first appearance
+    offset, index = ex.summarize(
+        results
+    )  # grouped by (task, label), in order of first appearance
     assert (offset["task"], offset["label"], offset["seeds"]) == ("offset", "alibi", 3)
     assert (index["task"], index["seeds"]) == ("index", 1)
     # 0.5, 0.7, 0.9: mean 0.7, sample standard deviation sqrt((0.04 + 0 + 0.04) / 2) = 0.2
     assert offset["accuracy"]["16"] == pytest.approx(
         {"mean": 0.7, "std": 0.2, "min": 0.5, "max": 0.9}
     )
-    assert offset["accuracy"]["64"] == {"mean": 0.25, "std": 0.0, "min": 0.25, "max": 0.25}
+    assert offset["accuracy"]["64"] == {
+        "mean": 0.25,
+        "std": 0.0,
+        "min": 0.25,
+        "max": 0.25,
+    }
     assert index["accuracy"]["16"]["std"] == 0.0  # one run: no spread
 
 
@@ -243,7 +273,9 @@ def test_evaluate_bad_length():
 
 
 def test_run_rejects_a_non_config():
-    with pytest.raises(TypeError, match=r"config must be a posenc_lib.experiments.Config"):
+    with pytest.raises(
+        TypeError, match=r"config must be a posenc_lib.experiments.Config"
+    ):
         ex.run({"task": "offset"})
 
 
@@ -270,7 +302,9 @@ def test_command_line_writes_a_labelled_results_file(
     assert "commit" in data and data["hardware"]["device"] == "cpu"
     assert data["hardware"]["torch"] == torch.__version__
     assert data["hardware"]["torch_threads"] == 1
-    assert isinstance(data["hardware"]["cpu_model"], str) and data["hardware"]["cpu_model"]
+    assert (
+        isinstance(data["hardware"]["cpu_model"], str) and data["hardware"]["cpu_model"]
+    )
     assert [r["label"] for r in data["runs"]] == ["none", "alibi"]
     assert len(data["summary"]) == 2
     assert "wrote" in capsys.readouterr().out
@@ -280,7 +314,10 @@ def test_command_line_bad_arguments(tmp_path, capsys, deterministic, restore_thr
     # usage errors (exit status 2) naming the option; tests/test_cli.py has the full list
     for argv, message in [
         (["--threads", "0"], "argument --threads: threads must be an integer >= 1"),
-        (["--train-length", "1", "--device", "cpu"], "argument --train-length: train_length"),
+        (
+            ["--train-length", "1", "--device", "cpu"],
+            "argument --train-length: train_length",
+        ),
         (["--schemes", "t5"], "argument --schemes: invalid choice"),
     ]:
         with pytest.raises(SystemExit) as exit_info:

@@ -43,7 +43,9 @@ def test_cross_hessian_of_bilinear_form_property(dm, dn, seed):
 def test_cross_hessian_of_nonlinear_function_matches_finite_differences():
     x_m, x_n = rand(4, seed=4), rand(4, seed=5)
     H = hz.cross_hessian(nonlinear, x_m, x_n)
-    torch.testing.assert_close(H, fd_cross_hessian(nonlinear, x_m, x_n), rtol=0, atol=1e-6)
+    torch.testing.assert_close(
+        H, fd_cross_hessian(nonlinear, x_m, x_n), rtol=0, atol=1e-6
+    )
 
 
 def test_cross_hessian_is_zero_for_separable_and_linear_functions():
@@ -65,7 +67,9 @@ def test_cross_hessian_does_not_modify_inputs():
 def test_cross_hessian_of_attention_logit_is_wq_wk_transpose():
     w_q, w_k = rand(6, 4, seed=10), rand(6, 4, seed=11)
     H = hz.cross_hessian(
-        lambda a, b: attention.attention_logit(a, b, w_q, w_k), rand(6, seed=12), rand(6, seed=13)
+        lambda a, b: attention.attention_logit(a, b, w_q, w_k),
+        rand(6, seed=12),
+        rand(6, seed=13),
     )
     torch.testing.assert_close(H, w_q @ w_k.T / 2.0, rtol=0, atol=1e-14)
 
@@ -73,11 +77,15 @@ def test_cross_hessian_of_attention_logit_is_wq_wk_transpose():
 @pytest.mark.parametrize("kind", ["mha", "encoder"])
 def test_cross_hessian_through_torch_attention_layers(kind):
     d = 8
-    model = attention.PooledScalarModel(make_layer(kind, 0, d, "gelu"), rand(d, seed=14))
+    model = attention.PooledScalarModel(
+        make_layer(kind, 0, d, "gelu"), rand(d, seed=14)
+    )
     tokens = rand(5, d, seed=15)
     f = attention.two_token_function(model, tokens, 1, 3)
     H = hz.cross_hessian(f, tokens[1], tokens[3])
-    torch.testing.assert_close(H, fd_cross_hessian(f, tokens[1], tokens[3]), rtol=0, atol=1e-6)
+    torch.testing.assert_close(
+        H, fd_cross_hessian(f, tokens[1], tokens[3]), rtol=0, atol=1e-6
+    )
     assert float(H.abs().max()) > 1e-4  # a real coupling, not a vacuous zero
 
 
@@ -182,7 +190,9 @@ def test_taylor_remainder_slope_is_three_for_a_smooth_attention_model():
     tokens = rand(6, d, seed=51)
     f = attention.two_token_function(model, tokens, 0, 4)
     eps = np.logspace(-3, -1.5, 6)
-    err = hz.taylor_remainder(f, tokens[0], tokens[4], rand(d, seed=52), rand(d, seed=53), eps)
+    err = hz.taylor_remainder(
+        f, tokens[0], tokens[4], rand(d, seed=52), rand(d, seed=53), eps
+    )
     assert np.polyfit(np.log(eps), np.log(err), 1)[0] == pytest.approx(3.0, abs=0.1)
 
 
@@ -193,7 +203,9 @@ def test_mixed_difference():
         lambda a, b: torch.sin(a).sum() + torch.exp(b).sum(), x_m, x_n, p_m, p_n
     )
     assert separable == pytest.approx(0.0, abs=1e-14)
-    bilinear = hz.mixed_difference(lambda a, b: a @ A @ b + (a**2).sum(), x_m, x_n, p_m, p_n)
+    bilinear = hz.mixed_difference(
+        lambda a, b: a @ A @ b + (a**2).sum(), x_m, x_n, p_m, p_n
+    )
     assert bilinear == pytest.approx(float(p_m @ A @ p_n), abs=1e-12)
 
 
@@ -206,17 +218,29 @@ def test_mixed_difference():
 def test_derivatives_reject_bad_arguments(func):
     g = getattr(hz, func)
     x = rand(3)
-    with pytest.raises(TypeError, match=r"f must be a callable f\(x_m, x_n\) .*, got 'f'"):
+    with pytest.raises(
+        TypeError, match=r"f must be a callable f\(x_m, x_n\) .*, got 'f'"
+    ):
         g("f", x, x)
-    with pytest.raises(TypeError, match=r"x_m must be a non-empty floating-point .*, got a list"):
+    with pytest.raises(
+        TypeError, match=r"x_m must be a non-empty floating-point .*, got a list"
+    ):
         g(nonlinear, [1.0, 2.0, 3.0], x)
-    with pytest.raises(TypeError, match=r"x_n must be .*, got a tensor of dtype torch.int64"):
+    with pytest.raises(
+        TypeError, match=r"x_n must be .*, got a tensor of dtype torch.int64"
+    ):
         g(nonlinear, x, torch.arange(3))
-    with pytest.raises(ValueError, match=r"x_m must be .* with 1 axis, got a tensor of shape"):
+    with pytest.raises(
+        ValueError, match=r"x_m must be .* with 1 axis, got a tensor of shape"
+    ):
         g(nonlinear, rand(2, 3), x)
-    with pytest.raises(ValueError, match="x_n must be finite, got a tensor containing NaN"):
+    with pytest.raises(
+        ValueError, match="x_n must be finite, got a tensor containing NaN"
+    ):
         g(nonlinear, x, torch.tensor([1.0, math.inf, 0.0], dtype=F64))
-    with pytest.raises(TypeError, match=r"x_n must be .* of dtype torch.float64 \(as x_m\)"):
+    with pytest.raises(
+        TypeError, match=r"x_n must be .* of dtype torch.float64 \(as x_m\)"
+    ):
         g(nonlinear, x, x.float())
     with pytest.raises(TypeError, match=r"f must be .*, but it returned"):
         g(lambda a, b: a * b, x, x)
@@ -224,22 +248,34 @@ def test_derivatives_reject_bad_arguments(func):
         g(lambda a, b: 1.0, x, x)
 
 
-@pytest.mark.parametrize("func", ["taylor_terms", "mixed_difference", "taylor_remainder"])
+@pytest.mark.parametrize(
+    "func", ["taylor_terms", "mixed_difference", "taylor_remainder"]
+)
 def test_taylor_functions_reject_bad_directions(func):
     g = getattr(hz, func)
     extra = ([0.1],) if func == "taylor_remainder" else ()
     x = rand(3)
-    with pytest.raises(ValueError, match=r"p_m must be .* of shape \(3,\) .*\(as x_m\)"):
+    with pytest.raises(
+        ValueError, match=r"p_m must be .* of shape \(3,\) .*\(as x_m\)"
+    ):
         g(nonlinear, x, x, rand(4), x, *extra)
-    with pytest.raises(TypeError, match=r"p_n must be .* of dtype torch.float64 \(as x_n\)"):
+    with pytest.raises(
+        TypeError, match=r"p_n must be .* of dtype torch.float64 \(as x_n\)"
+    ):
         g(nonlinear, x, x, x, x.float(), *extra)
-    with pytest.raises(TypeError, match=r"p_m must be a non-empty floating-point .*, got None"):
+    with pytest.raises(
+        TypeError, match=r"p_m must be a non-empty floating-point .*, got None"
+    ):
         g(nonlinear, x, x, None, x, *extra)
 
 
 def test_taylor_remainder_rejects_bad_scales():
     x = rand(3)
-    with pytest.raises(ValueError, match=r"scales must be .*, got an array containing NaN"):
+    with pytest.raises(
+        ValueError, match=r"scales must be .*, got an array containing NaN"
+    ):
         hz.taylor_remainder(nonlinear, x, x, x, x, [np.inf])
-    with pytest.raises(TypeError, match=r"scales must be .*, got an array of dtype <U5"):
+    with pytest.raises(
+        TypeError, match=r"scales must be .*, got an array of dtype <U5"
+    ):
         hz.taylor_remainder(nonlinear, x, x, x, x, ["small"])

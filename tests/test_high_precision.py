@@ -16,8 +16,12 @@ pytest.importorskip("mpmath")
 def test_reference_entries_known_values():
     # dim = 4, base = 10000: theta_1 = 10000**(-1/2) = 0.01 exactly, so m = 100 gives angle 1.
     s, c = reference_entries(np.array([0.0, 100.0, 1.0]), np.array([1, 1, 0]), 4)
-    np.testing.assert_allclose(s, [0.0, math.sin(1.0), math.sin(1.0)], rtol=0, atol=2e-16)
-    np.testing.assert_allclose(c, [1.0, math.cos(1.0), math.cos(1.0)], rtol=0, atol=2e-16)
+    np.testing.assert_allclose(
+        s, [0.0, math.sin(1.0), math.sin(1.0)], rtol=0, atol=2e-16
+    )
+    np.testing.assert_allclose(
+        c, [1.0, math.cos(1.0), math.cos(1.0)], rtol=0, atol=2e-16
+    )
     # tensor2tensor spacing with dim = 6: theta_2 = 10000**(-2/2) = 1e-4; m = 2e4 gives angle 2.
     s2, c2 = reference_entries(2e4, 2, 6, spacing="i/(d/2-1)")
     assert abs(float(s2) - math.sin(2.0)) < 2e-16
@@ -47,8 +51,16 @@ def test_sampled_error_finds_a_planted_error():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: reference_entries([1.0], [2], 4), ValueError, "pairs must be integers in 0 .. 1"),
-        (lambda: reference_entries([1.0], [0.5], 4), TypeError, "pairs must be integers"),
+        (
+            lambda: reference_entries([1.0], [2], 4),
+            ValueError,
+            "pairs must be integers in 0 .. 1",
+        ),
+        (
+            lambda: reference_entries([1.0], [0.5], 4),
+            TypeError,
+            "pairs must be integers",
+        ),
         (
             lambda: reference_entries([1.0], [0], 4, dps=5),
             ValueError,
@@ -61,8 +73,16 @@ def test_sampled_error_finds_a_planted_error():
             ValueError,
             "rows and pairs must have one shape",
         ),
-        (lambda: sampled_error(pe.sinusoidal(4, 4)[0], 4, [0], [0]), ValueError, "table must be"),
-        (lambda: sampled_error(pe.sinusoidal(4, 4), 5, [0], [0]), ValueError, "one position per"),
+        (
+            lambda: sampled_error(pe.sinusoidal(4, 4)[0], 4, [0], [0]),
+            ValueError,
+            "table must be",
+        ),
+        (
+            lambda: sampled_error(pe.sinusoidal(4, 4), 5, [0], [0]),
+            ValueError,
+            "one position per",
+        ),
     ],
 )
 def test_bad_arguments(call, error, match):

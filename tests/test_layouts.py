@@ -28,10 +28,15 @@ def test_convert_layout_is_exact(source, target):
     np.testing.assert_array_equal(converted, pe.sinusoidal(33, 12, layout=target))
     perm = pe.layout_permutation(12, source, target)
     assert sorted(perm.tolist()) == list(range(12))
-    np.testing.assert_array_equal(perm[pe.layout_permutation(12, target, source)], np.arange(12))
+    np.testing.assert_array_equal(
+        perm[pe.layout_permutation(12, target, source)], np.arange(12)
+    )
 
 
-@given(dim=st.integers(1, 64).map(lambda half: 2 * half), layout=st.sampled_from(pe.LAYOUTS))
+@given(
+    dim=st.integers(1, 64).map(lambda half: 2 * half),
+    layout=st.sampled_from(pe.LAYOUTS),
+)
 def test_pair_columns_hold_sin_and_cos_of_each_pair(dim, layout):
     table = pe.sinusoidal([0.0, 1.0, 2.5, 1000.0], dim, layout=layout)
     angles = np.outer([0.0, 1.0, 2.5, 1000.0], pe.frequencies(dim))
@@ -45,7 +50,10 @@ def test_pair_columns_hold_sin_and_cos_of_each_pair(dim, layout):
 
 def test_pair_columns_known_values():
     assert [c.tolist() for c in pair_columns(6)] == [[0, 2, 4], [1, 3, 5]]
-    assert [c.tolist() for c in pair_columns(6, layout="concatenated")] == [[0, 1, 2], [3, 4, 5]]
+    assert [c.tolist() for c in pair_columns(6, layout="concatenated")] == [
+        [0, 1, 2],
+        [3, 4, 5],
+    ]
     cos_first = pair_columns(6, layout="interleaved_cos_first")
     assert [c.tolist() for c in cos_first] == [[1, 3, 5], [0, 2, 4]]
 
@@ -53,12 +61,32 @@ def test_pair_columns_known_values():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: pair_columns(4, layout="sideways"), ValueError, "layout must be one of"),
+        (
+            lambda: pair_columns(4, layout="sideways"),
+            ValueError,
+            "layout must be one of",
+        ),
         (lambda: pair_columns(4, "concatenated"), TypeError, "positional"),
-        (lambda: pair_columns(5), ValueError, "dim must be a positive even integer, got 5"),
-        (lambda: pair_columns(4, as_slices=1), TypeError, "as_slices must be True or False"),
-        (lambda: pe.layout_permutation(8, "interleaved", "halves"), ValueError, "target must be"),
-        (lambda: pe.layout_permutation(8, "sin_cos", "interleaved"), ValueError, "source must be"),
+        (
+            lambda: pair_columns(5),
+            ValueError,
+            "dim must be a positive even integer, got 5",
+        ),
+        (
+            lambda: pair_columns(4, as_slices=1),
+            TypeError,
+            "as_slices must be True or False",
+        ),
+        (
+            lambda: pe.layout_permutation(8, "interleaved", "halves"),
+            ValueError,
+            "target must be",
+        ),
+        (
+            lambda: pe.layout_permutation(8, "sin_cos", "interleaved"),
+            ValueError,
+            "source must be",
+        ),
         (
             lambda: pe.convert_layout(np.zeros((2, 7)), "interleaved", "concatenated"),
             ValueError,

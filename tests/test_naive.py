@@ -22,7 +22,9 @@ from posenc_lib.naive import (
 
 def test_integer_positions_known_values():
     np.testing.assert_array_equal(integer_positions(3), [[0.0], [1.0], [2.0]])
-    np.testing.assert_array_equal(integer_positions([7, 2], dim=3), [[7, 7, 7], [2, 2, 2]])
+    np.testing.assert_array_equal(
+        integer_positions([7, 2], dim=3), [[7, 7, 7], [2, 2, 2]]
+    )
     assert integer_positions(4, dim=5).dtype == np.float64
     assert integer_positions(0, dim=2).shape == (0, 2)
 
@@ -34,7 +36,9 @@ def test_integer_positions_norm_is_m_sqrt_d():
 
 
 def test_integer_positions_accepts_integral_floats_and_big_ints():
-    np.testing.assert_array_equal(integer_positions(np.array([3.0, 0.0])), [[3.0], [0.0]])
+    np.testing.assert_array_equal(
+        integer_positions(np.array([3.0, 0.0])), [[3.0], [0.0]]
+    )
     big = 2**60
     assert integer_positions(np.array([big], dtype=np.int64))[0, 0] == float(big)
 
@@ -47,12 +51,20 @@ def test_integer_positions_accepts_integral_floats_and_big_ints():
         ({"positions": 3, "dim": True}, TypeError, "dim"),
         ({"positions": -1}, ValueError, "positions"),
         ({"positions": [1, -2]}, ValueError, "whole numbers >= 0, got the position -2"),
-        ({"positions": [0.5, 1.0]}, ValueError, "whole numbers >= 0, got the position 0.5"),
+        (
+            {"positions": [0.5, 1.0]},
+            ValueError,
+            "whole numbers >= 0, got the position 0.5",
+        ),
         ({"positions": [0.0, np.nan]}, ValueError, "finite"),
         ({"positions": [[0, 1]]}, ValueError, "1-D"),
         ({"positions": ["a"]}, TypeError, "positions"),
         ({"positions": 2.5}, TypeError, "positions must be an int length .*, got 2.5"),
-        ({"positions": None}, TypeError, "positions must be an int length .*, got None"),
+        (
+            {"positions": None},
+            TypeError,
+            "positions must be an int length .*, got None",
+        ),
         ({"positions": np.array([2.0**60])}, ValueError, "integer array"),
         ({"positions": 10, "dim": 10, "max_bytes": 100}, ValueError, "max_bytes"),
     ],
@@ -67,7 +79,9 @@ def test_integer_positions_errors(kwargs, error, match):
 
 def test_scaled_positions_known_values():
     # Four tokens: 0, 1/3, 2/3, 1 (the 0.69 of one source text is a slip for 0.67).
-    np.testing.assert_allclose(scaled_positions(4)[:, 0], [0.0, 1 / 3, 2 / 3, 1.0], rtol=1e-15)
+    np.testing.assert_allclose(
+        scaled_positions(4)[:, 0], [0.0, 1 / 3, 2 / 3, 1.0], rtol=1e-15
+    )
     np.testing.assert_allclose(scaled_positions(3, dim=2), [[0, 0], [0.5, 0.5], [1, 1]])
     np.testing.assert_array_equal(scaled_positions(1), [[0.0]])
 
@@ -80,7 +94,9 @@ def test_scaled_positions_span_and_step(length):
     np.testing.assert_allclose(np.diff(code), 1.0 / (length - 1), rtol=1e-12)
 
 
-@given(st.integers(min_value=6, max_value=2000), st.integers(min_value=6, max_value=2000))
+@given(
+    st.integers(min_value=6, max_value=2000), st.integers(min_value=6, max_value=2000)
+)
 def test_scaled_code_of_position_5_depends_on_length(a, b):
     same = scaled_positions(a)[5, 0] == scaled_positions(b)[5, 0]
     assert same == (a == b)
@@ -128,7 +144,9 @@ def test_binary_code_wide_and_high_bits():
     assert binary_code([1], 100)[0].sum() == 1
 
 
-@given(st.integers(min_value=0, max_value=2**40), st.integers(min_value=41, max_value=70))
+@given(
+    st.integers(min_value=0, max_value=2**40), st.integers(min_value=41, max_value=70)
+)
 def test_binary_code_reconstructs_the_number(m, n_bits):
     bits = binary_code(np.array([m], dtype=np.int64), n_bits)[0]
     assert sum(int(b) << j for j, b in enumerate(bits)) == m
@@ -146,7 +164,9 @@ def test_binary_neighbour_hamming_is_one_plus_trailing_ones(m):
 def test_binary_neighbour_distance_histogram():
     # Over m = 0 .. 2^n - 2, the step m -> m+1 flips k bits exactly 2^(n-k) times, k = 1..n.
     n = 8
-    hamming = np.rint(np.sum(np.diff(binary_code(2**n, n), axis=0) ** 2, axis=1)).astype(int)
+    hamming = np.rint(
+        np.sum(np.diff(binary_code(2**n, n), axis=0) ** 2, axis=1)
+    ).astype(int)
     counts = np.bincount(hamming, minlength=n + 1)
     assert counts[0] == 0
     np.testing.assert_array_equal(counts[1:], [2 ** (n - k) for k in range(1, n + 1)])
@@ -195,7 +215,9 @@ def test_affine_shift_residual_of_the_codes():
 
 def test_affine_shift_residual_recovers_an_exact_affine_recurrence():
     rng = np.random.default_rng(0)
-    rotation, _ = np.linalg.qr(rng.standard_normal((5, 5)))  # orthogonal: the rows stay bounded
+    rotation, _ = np.linalg.qr(
+        rng.standard_normal((5, 5))
+    )  # orthogonal: the rows stay bounded
     offset = rng.standard_normal(5)
     rows = [rng.standard_normal(5)]
     for _ in range(40):
@@ -208,7 +230,9 @@ def test_affine_shift_residual_recovers_an_exact_affine_recurrence():
 
 @given(
     st.lists(
-        st.floats(-100, 100, allow_nan=False, allow_infinity=False), min_size=4, max_size=40
+        st.floats(-100, 100, allow_nan=False, allow_infinity=False),
+        min_size=4,
+        max_size=40,
     ).filter(lambda xs: np.ptp(xs[:-1]) > 0.1)
 )
 def test_affine_shift_residual_one_column_matches_polyfit(values):
@@ -217,7 +241,9 @@ def test_affine_shift_residual_one_column_matches_polyfit(values):
     x = np.asarray(values)
     slope, intercept = np.polyfit(x[:-1], x[1:], 1)
     expected = math.sqrt(np.mean((slope * x[:-1] + intercept - x[1:]) ** 2))
-    assert affine_shift_residual(x[:, None]) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+    assert affine_shift_residual(x[:, None]) == pytest.approx(
+        expected, rel=1e-6, abs=1e-8
+    )
 
 
 @pytest.mark.parametrize(

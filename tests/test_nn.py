@@ -25,7 +25,9 @@ from posenc_lib.nn import (  # noqa: E402
 )
 
 
-def _model(scheme: str, *, causal: bool = True, seed: int = 0, dim: int = 16, heads: int = 4):
+def _model(
+    scheme: str, *, causal: bool = True, seed: int = 0, dim: int = 16, heads: int = 4
+):
     torch.manual_seed(seed)
     return TinyTransformer(11, dim, heads, 2, scheme, causal=causal, max_len=64).eval()
 
@@ -59,7 +61,9 @@ def test_causal_output_at_t_ignores_later_tokens(scheme):
     with torch.no_grad():
         before, after = model(tokens), model(changed)
     torch.testing.assert_close(before[:, : t + 1], after[:, : t + 1], rtol=0, atol=1e-6)
-    assert not torch.allclose(before[:, t + 1 :], after[:, t + 1 :])  # the change did reach t+1
+    assert not torch.allclose(
+        before[:, t + 1 :], after[:, t + 1 :]
+    )  # the change did reach t+1
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -77,7 +81,9 @@ def test_relative_schemes_are_invariant_to_a_global_shift(scheme):
     model = _model(scheme)
     tokens = _tokens(2, 10)
     with torch.no_grad():
-        torch.testing.assert_close(model(tokens, offset=37), model(tokens), rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(
+            model(tokens, offset=37), model(tokens), rtol=1e-4, atol=1e-5
+        )
 
 
 @pytest.mark.parametrize("scheme", ["learned", "sinusoidal"])
@@ -119,7 +125,9 @@ def test_one_scheme_instance_is_shared_by_all_layers():
 
 def test_sinusoidal_table_matches_the_formula():
     dim, base = 12, 500.0
-    module = SinusoidalPositionalEncoding(dim, base, initial_length=40, dtype=torch.float64)
+    module = SinusoidalPositionalEncoding(
+        dim, base, initial_length=40, dtype=torch.float64
+    )
     m = np.arange(40.0)[:, None]
     i = np.arange(dim // 2)[None, :]
     expected = np.empty((40, dim))
@@ -151,7 +159,9 @@ def test_table_is_not_saved_unless_asked():
 
 def test_persistent_table_of_another_length_loads():
     saved = SinusoidalPositionalEncoding(8, initial_length=64, persistent=True)
-    fresh = SinusoidalPositionalEncoding(8, initial_length=4, persistent=True, dtype=torch.float64)
+    fresh = SinusoidalPositionalEncoding(
+        8, initial_length=4, persistent=True, dtype=torch.float64
+    )
     fresh.load_state_dict(saved.state_dict())
     assert fresh.cached_length == 64
     assert fresh.table.dtype == torch.float64  # keeps its own dtype
@@ -165,7 +175,9 @@ def test_non_persistent_module_loads_a_state_dict_without_the_table():
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
 def test_growth_keeps_dtype(dtype):
-    module = SinusoidalPositionalEncoding(8, initial_length=4, dtype=dtype, batch_first=True)
+    module = SinusoidalPositionalEncoding(
+        8, initial_length=4, dtype=dtype, batch_first=True
+    )
     out = module(torch.zeros(1, 50, 8, dtype=dtype))
     assert module.cached_length >= 50
     assert module.table.dtype == dtype and out.dtype == dtype
@@ -204,7 +216,9 @@ def test_batch_first_and_sequence_first_agree():
     x = torch.randn(3, 9, 8)
     batch_first = SinusoidalPositionalEncoding(8, batch_first=True)
     seq_first = SinusoidalPositionalEncoding(8, batch_first=False)
-    torch.testing.assert_close(seq_first(x.transpose(0, 1)).transpose(0, 1), batch_first(x))
+    torch.testing.assert_close(
+        seq_first(x.transpose(0, 1)).transpose(0, 1), batch_first(x)
+    )
     torch.testing.assert_close(seq_first(x[0]), batch_first(x[0]))  # unbatched (L, d)
 
 
@@ -227,7 +241,9 @@ def test_offset_for_incremental_decoding_sequence_first():
 
 
 def test_growth_after_moving_to_another_device_keeps_that_device():
-    module = SinusoidalPositionalEncoding(8, initial_length=4, batch_first=True).to("meta")
+    module = SinusoidalPositionalEncoding(8, initial_length=4, batch_first=True).to(
+        "meta"
+    )
     out = module(torch.empty(1, 40, 8, device="meta"))
     assert module.table.device.type == "meta" and out.device.type == "meta"
     assert module.cached_length == 64
@@ -250,7 +266,9 @@ def test_works_under_torch_compile():
     long = torch.randn(2, 20, 16)  # grows inside the compiled call
     assert torch.equal(compiled(long), long + module.table[:20])
     assert module.cached_length == 32
-    assert torch.equal(compiled(long[:, :1], offset=40), long[:, :1] + module.table[40:41])
+    assert torch.equal(
+        compiled(long[:, :1], offset=40), long[:, :1] + module.table[40:41]
+    )
 
 
 def test_sinusoidal_bad_arguments():
@@ -317,7 +335,9 @@ def test_rotary_score_depends_only_on_the_offset():
     for m, n in [(5, 2), (9, 9), (0, 7), (130, 41)]:
         for shift in (1, 17, 1000):
             assert score(m + shift, n + shift) == pytest.approx(score(m, n), abs=1e-9)
-    assert score(5, 2) != pytest.approx(score(5, 3), abs=1e-3)  # but it does depend on m - n
+    assert score(5, 2) != pytest.approx(
+        score(5, 3), abs=1e-3
+    )  # but it does depend on m - n
 
 
 def test_rotary_preserves_norms_and_grows_keeping_dtype_and_device():
@@ -353,14 +373,21 @@ def test_alibi_slopes_powers_of_two():
     assert alibi_slopes(1) == [2.0**-8]
     assert alibi_slopes(2) == [2.0**-4, 2.0**-8]
     assert alibi_slopes(4) == [2.0**-2, 2.0**-4, 2.0**-6, 2.0**-8]
-    assert alibi_slopes(16) == pytest.approx([2.0 ** (-h / 2) for h in range(1, 17)], rel=1e-15)
+    assert alibi_slopes(16) == pytest.approx(
+        [2.0 ** (-h / 2) for h in range(1, 17)], rel=1e-15
+    )
 
 
 def test_alibi_slopes_non_powers_of_two_by_the_papers_rule():
     # 6 heads: the 4-head slopes, then every other slope of the 8-head list, first two of them.
     assert alibi_slopes(6) == [2.0**-2, 2.0**-4, 2.0**-6, 2.0**-8, 2.0**-1, 2.0**-3]
     # 12 heads: the 8-head slopes, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5 from the 16-head list.
-    expected = [2.0**-h for h in range(1, 9)] + [2.0**-0.5, 2.0**-1.5, 2.0**-2.5, 2.0**-3.5]
+    expected = [2.0**-h for h in range(1, 9)] + [
+        2.0**-0.5,
+        2.0**-1.5,
+        2.0**-2.5,
+        2.0**-3.5,
+    ]
     assert alibi_slopes(12) == pytest.approx(expected, rel=1e-15)
     assert alibi_slopes(3) == [2.0**-4, 2.0**-8, 2.0**-2]
 
@@ -391,7 +418,9 @@ def test_alibi_bias_values():
     for h in range(4):
         for t in range(3):
             for n in range(5):
-                assert bias[h, t, n].item() == pytest.approx(-slopes[h].item() * (2 + t - n))
+                assert bias[h, t, n].item() == pytest.approx(
+                    -slopes[h].item() * (2 + t - n)
+                )
     symmetric = alibi.bias(4, 4, causal=False, dtype=torch.float64)
     torch.testing.assert_close(symmetric, symmetric.transpose(1, 2))
     assert torch.all(symmetric <= 0)
@@ -425,7 +454,9 @@ def test_none_adds_nothing():
 
 
 def test_make_scheme_builds_each_kind():
-    kinds = {name: type(make_scheme(name, dim=16, n_heads=4, max_len=8)) for name in SCHEMES}
+    kinds = {
+        name: type(make_scheme(name, dim=16, n_heads=4, max_len=8)) for name in SCHEMES
+    }
     assert kinds == {
         "none": NoPositionalEncoding,
         "learned": LearnedPositionalEmbedding,
@@ -494,11 +525,15 @@ def test_sinusoidal_encoding_length_must_be_an_integer():
 
 def test_three_axis_input_needs_batch_first():
     module = SinusoidalPositionalEncoding(8)  # batch_first not given
-    with pytest.raises(ValueError, match="batch_first=True for \\(batch, length, dim\\)"):
+    with pytest.raises(
+        ValueError, match="batch_first=True for \\(batch, length, dim\\)"
+    ):
         module(torch.zeros(2, 5, 8))
     table = module.table[:5]
     assert torch.equal(module(torch.zeros(5, 8)), table)  # (L, dim) is unambiguous
-    assert torch.equal(module.embed(torch.zeros(2, 5, 8)), table.expand(2, 5, 8))  # batch-first
+    assert torch.equal(
+        module.embed(torch.zeros(2, 5, 8)), table.expand(2, 5, 8)
+    )  # batch-first
 
 
 def test_sequence_first_input_of_torch_transformer_gets_positions_along_the_sequence():
@@ -523,7 +558,9 @@ def test_rotary_needs_the_sequence_axis_and_reads_it():
     assert torch.equal(rotary.rotate_one(bhld, seq_axis=2), expected)
     # each (batch, head) slice is the 2-D rotation of its (L, head_dim) rows
     assert torch.equal(expected[1, 2], rotary.rotate_one(bhld[1, 2]))
-    with pytest.raises(ValueError, match="seq_axis must be an axis of x other than the last"):
+    with pytest.raises(
+        ValueError, match="seq_axis must be an axis of x other than the last"
+    ):
         rotary.rotate_one(bhld, seq_axis=3)
     with pytest.raises(ValueError, match="seq_axis"):
         rotary.rotate_one(bhld, seq_axis=-5)
@@ -531,7 +568,9 @@ def test_rotary_needs_the_sequence_axis_and_reads_it():
         rotary.rotate_one(bhld, seq_axis=True)
 
 
-@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.bool, torch.complex64])
+@pytest.mark.parametrize(
+    "dtype", [torch.int64, torch.int32, torch.bool, torch.complex64]
+)
 def test_non_floating_inputs_are_refused(dtype):
     x = torch.zeros(2, 5, 8, dtype=dtype)
     with pytest.raises(TypeError, match="x must be a floating-point tensor"):
@@ -547,7 +586,9 @@ def test_non_floating_inputs_are_refused(dtype):
 def test_inputs_that_require_grad_get_their_gradient():
     # the added table is a constant: d(sum(x + P))/dx = 1
     x = torch.randn(2, 5, 8, dtype=torch.float64, requires_grad=True)
-    SinusoidalPositionalEncoding(8, batch_first=True, dtype=torch.float64)(x).sum().backward()
+    SinusoidalPositionalEncoding(8, batch_first=True, dtype=torch.float64)(
+        x
+    ).sum().backward()
     assert torch.equal(x.grad, torch.ones_like(x))
     # rotation is orthogonal: the gradient of <R_m x, g> is R_m^T g = R_{-m} g, computed here
     # through negative positions
@@ -581,23 +622,40 @@ def test_half_split_rotates_feature_i_with_feature_i_plus_half():
 
 def test_rotary_permutation_values():
     assert rotary_permutation(8).tolist() == [0, 4, 1, 5, 2, 6, 3, 7]
-    assert rotary_permutation(8, "interleaved", "half_split").tolist() == [0, 2, 4, 6, 1, 3, 5, 7]
-    assert rotary_permutation(8, "interleaved", "interleaved").tolist() == list(range(8))
+    assert rotary_permutation(8, "interleaved", "half_split").tolist() == [
+        0,
+        2,
+        4,
+        6,
+        1,
+        3,
+        5,
+        7,
+    ]
+    assert rotary_permutation(8, "interleaved", "interleaved").tolist() == list(
+        range(8)
+    )
     # partial: only the first rotary_dim features move
     assert rotary_permutation(8, rotary_dim=4).tolist() == [0, 2, 1, 3, 4, 5, 6, 7]
     for head_dim, rotary_dim in [(2, 2), (8, 8), (12, 4), (64, 32)]:
         there = rotary_permutation(head_dim, rotary_dim=rotary_dim)
-        back = rotary_permutation(head_dim, "interleaved", "half_split", rotary_dim=rotary_dim)
+        back = rotary_permutation(
+            head_dim, "interleaved", "half_split", rotary_dim=rotary_dim
+        )
         assert torch.equal(there[back], torch.arange(head_dim))  # inverse permutations
         assert sorted(there.tolist()) == list(range(head_dim))
 
 
-@pytest.mark.parametrize(("head_dim", "rotary_dim"), [(8, 8), (16, 16), (12, 8), (64, 16)])
+@pytest.mark.parametrize(
+    ("head_dim", "rotary_dim"), [(8, 8), (16, 16), (12, 8), (64, 16)]
+)
 def test_the_two_pairings_are_one_rotation_up_to_the_permutation(head_dim, rotary_dim):
     kwargs = {"rotary_dim": rotary_dim, "dtype": torch.float64}
     half = RotaryEmbedding(head_dim, pairing="half_split", **kwargs)
     inter = RotaryEmbedding(head_dim, pairing="interleaved", **kwargs)
-    perm = rotary_permutation(head_dim, "half_split", "interleaved", rotary_dim=rotary_dim)
+    perm = rotary_permutation(
+        head_dim, "half_split", "interleaved", rotary_dim=rotary_dim
+    )
     x = torch.randn(2, 3, 40, head_dim, dtype=torch.float64)
     # rot_interleaved(x[perm]) == rot_half_split(x)[perm], bit for bit (same arithmetic)
     assert torch.equal(
@@ -623,9 +681,13 @@ def test_partial_rotary_rotates_the_first_rotary_dim_features_only():
         x = torch.randn(9, head_dim, dtype=torch.float64)
         out = partial.rotate_one(x, offset=2)
         assert torch.equal(out[:, rotary_dim:], x[:, rotary_dim:])  # passed through
-        assert torch.equal(out[:, :rotary_dim], full.rotate_one(x[:, :rotary_dim], offset=2))
+        assert torch.equal(
+            out[:, :rotary_dim], full.rotate_one(x[:, :rotary_dim], offset=2)
+        )
     # the frequencies are those of rotary_dim: theta_i = b^(-2i/rotary_dim)
-    assert partial.cos[5, 1].item() == pytest.approx(math.cos(5 * 500.0 ** (-2 / 4)), abs=1e-15)
+    assert partial.cos[5, 1].item() == pytest.approx(
+        math.cos(5 * 500.0 ** (-2 / 4)), abs=1e-15
+    )
 
 
 def test_linear_position_interpolation_rotates_position_m_as_m_over_s():
@@ -679,11 +741,15 @@ def test_rotary_per_row_positions_of_a_left_padded_batch():
     out = rotary.rotate_one(q, positions=ids, seq_axis=2)
     for b in range(2):
         real = mask[b].bool()
-        alone = rotary.rotate_one(q[b][:, real], seq_axis=1)  # the row's real tokens, unpadded
+        alone = rotary.rotate_one(
+            q[b][:, real], seq_axis=1
+        )  # the row's real tokens, unpadded
         torch.testing.assert_close(out[b][:, real], alone, rtol=0, atol=1e-15)
     # one row of positions broadcasts over the batch
     shared = rotary.rotate_one(q, positions=ids[1:], seq_axis=2)
-    torch.testing.assert_close(shared, rotary.rotate_one(q, seq_axis=2), rtol=0, atol=1e-15)
+    torch.testing.assert_close(
+        shared, rotary.rotate_one(q, seq_axis=2), rtol=0, atol=1e-15
+    )
 
 
 def test_rotary_cache_position_for_incremental_decoding():
@@ -709,7 +775,9 @@ def test_sinusoidal_positions_tensor():
         torch.testing.assert_close(out[b], expected, rtol=0, atol=1e-15)
     fractional = torch.tensor([0.5, 1.25, 2.0, 1e6 + 0.5, -3.0], dtype=torch.float64)
     expected = torch.from_numpy(sinusoidal(fractional.numpy(), 8))
-    torch.testing.assert_close(module(x[0], positions=fractional), expected, rtol=0, atol=1e-15)
+    torch.testing.assert_close(
+        module(x[0], positions=fractional), expected, rtol=0, atol=1e-15
+    )
     seq_first = SinusoidalPositionalEncoding(8, batch_first=False, dtype=torch.float64)
     got = seq_first(x.transpose(0, 1), positions=ids)
     torch.testing.assert_close(got.transpose(0, 1), out, rtol=0, atol=0)
@@ -720,11 +788,15 @@ def test_alibi_and_learned_take_positions():
     ids = torch.tensor([[0, 0, 0, 1, 2], [0, 1, 2, 3, 4]])
     bias = alibi.bias(5, 5, positions=ids, dtype=torch.float64)
     assert bias.shape == (2, 4, 5, 5)
-    torch.testing.assert_close(bias[1], alibi.bias(5, 5, dtype=torch.float64), rtol=0, atol=0)
+    torch.testing.assert_close(
+        bias[1], alibi.bias(5, 5, dtype=torch.float64), rtol=0, atol=0
+    )
     torch.testing.assert_close(
         bias[0, :, 2:, 2:], alibi.bias(3, 3, dtype=torch.float64), rtol=0, atol=0
     )
-    last = alibi.bias(1, 5, positions=ids[1], dtype=torch.float64)  # the last query only
+    last = alibi.bias(
+        1, 5, positions=ids[1], dtype=torch.float64
+    )  # the last query only
     torch.testing.assert_close(last, alibi.bias(1, 5, offset=4, dtype=torch.float64))
     learned = LearnedPositionalEmbedding(10, 8)
     x = torch.zeros(2, 5, 8)
@@ -766,7 +838,9 @@ def test_positions_bad_arguments():
     sin = SinusoidalPositionalEncoding(8, batch_first=True)
     with pytest.raises(ValueError, match="offset or positions, not both"):
         sin(torch.zeros(2, 5, 8), 1, positions=torch.arange(5))
-    with pytest.raises(ValueError, match=r"shape \(5,\)"):  # 2-D x: one row of positions only
+    with pytest.raises(
+        ValueError, match=r"shape \(5,\)"
+    ):  # 2-D x: one row of positions only
         sin(torch.zeros(5, 8), positions=torch.zeros(2, 5))
 
 
@@ -781,16 +855,23 @@ def _exact_table(length: int, dim: int = 8, dtype=torch.float32) -> torch.Tensor
 
 def test_casting_recomputes_the_table_instead_of_widening_it():
     module = SinusoidalPositionalEncoding(8, initial_length=64).to(torch.float64)
-    assert torch.equal(module.table, _exact_table(64, dtype=torch.float64))  # not float32 widened
+    assert torch.equal(
+        module.table, _exact_table(64, dtype=torch.float64)
+    )  # not float32 widened
     rotary = RotaryEmbedding(8, initial_length=64).double()
     exact_cos = torch.from_numpy(np.cos(rotary_angles(64, 8)))
     assert (rotary.cos - exact_cos).abs().max() < 1e-14  # a widened float32 is 1e-8 off
     alibi = ALiBi(12).half()
-    assert alibi.slopes.dtype == torch.float64 and alibi.slopes.tolist() == alibi_slopes(12)
+    assert (
+        alibi.slopes.dtype == torch.float64
+        and alibi.slopes.tolist() == alibi_slopes(12)
+    )
 
 
 def rotary_angles(length: int, head_dim: int) -> np.ndarray:
-    return np.arange(length)[:, None] * 10000.0 ** (-np.arange(0, head_dim, 2) / head_dim)
+    return np.arange(length)[:, None] * 10000.0 ** (
+        -np.arange(0, head_dim, 2) / head_dim
+    )
 
 
 def test_to_empty_after_meta_init_gives_correct_buffers():
@@ -802,7 +883,9 @@ def test_to_empty_after_meta_init_gives_correct_buffers():
     for module in (sin, rotary, alibi):
         module.to_empty(device="cpu")
     assert torch.equal(sin.table, _exact_table(16))
-    torch.testing.assert_close(rotary.cos, torch.from_numpy(np.cos(rotary_angles(16, 8))).float())
+    torch.testing.assert_close(
+        rotary.cos, torch.from_numpy(np.cos(rotary_angles(16, 8))).float()
+    )
     assert alibi.slopes.tolist() == alibi_slopes(6)
 
 
@@ -828,7 +911,9 @@ def test_reset_parameters_recomputes_buffers_overwritten_in_place():
     rotary = RotaryEmbedding(8, initial_length=16)
     rotary.sin.zero_()
     rotary.reset_parameters()
-    torch.testing.assert_close(rotary.sin, torch.from_numpy(np.sin(rotary_angles(16, 8))).float())
+    torch.testing.assert_close(
+        rotary.sin, torch.from_numpy(np.sin(rotary_angles(16, 8))).float()
+    )
     learned = LearnedPositionalEmbedding(4, 8)
     torch.manual_seed(3)
     learned.reset_parameters()
@@ -881,7 +966,9 @@ def test_torch_export_with_a_dynamic_length(scheme):
     model = _model(scheme)
     cached = model.scheme.cached_length if scheme != "alibi" else 64
     tokens = _tokens(2, 12)
-    program = export(model, (tokens,), dynamic_shapes={"tokens": {1: Dim("L", max=cached)}})
+    program = export(
+        model, (tokens,), dynamic_shapes={"tokens": {1: Dim("L", max=cached)}}
+    )
     with torch.no_grad():
         for length in (3, 12, 40):
             got = program.module()(tokens.repeat(1, 4)[:, :length])
@@ -901,7 +988,9 @@ def test_compile_fullgraph_after_extending_the_cache():
     rotate = torch.compile(rotary.rotate_one, backend="eager", fullgraph=True)
     q = torch.randn(2, 3, 50, 8)
     assert torch.equal(rotate(q, seq_axis=2), rotary.rotate_one(q, seq_axis=2))
-    assert module.cached_length == 64 and rotary.cached_length == 64  # no growth happened
+    assert (
+        module.cached_length == 64 and rotary.cached_length == 64
+    )  # no growth happened
 
 
 def test_compile_fullgraph_needing_growth_names_the_fix():
@@ -923,18 +1012,25 @@ def test_huge_offsets_are_computed_without_a_huge_cache():
     out = rotary.rotate_one(x, offset=2**40)  # used to raise MemoryError
     assert rotary.cached_length == 16
     torch.testing.assert_close(
-        out, rotary.rotate_one(x, positions=torch.arange(2**40, 2**40 + 3)), rtol=0, atol=0
+        out,
+        rotary.rotate_one(x, positions=torch.arange(2**40, 2**40 + 3)),
+        rtol=0,
+        atol=0,
     )
     module = SinusoidalPositionalEncoding(8, initial_length=16, dtype=torch.float64)
     expected = sinusoidal(np.arange(2**40, 2**40 + 3), 8)
-    np.testing.assert_allclose(module.encoding(3, offset=2**40).numpy(), expected, atol=1e-9)
+    np.testing.assert_allclose(
+        module.encoding(3, offset=2**40).numpy(), expected, atol=1e-9
+    )
     assert module.cached_length == 16
     with pytest.raises(ValueError, match=r"offset must be an integer in 0 … 2\*\*52"):
         rotary.rotate_one(x, offset=2**53)
 
 
 def test_cache_sizes_are_checked_before_allocation():
-    with pytest.raises(ValueError, match="initial_length = 1099511627776 needs a cache"):
+    with pytest.raises(
+        ValueError, match="initial_length = 1099511627776 needs a cache"
+    ):
         SinusoidalPositionalEncoding(8, initial_length=2**40)
     with pytest.raises(ValueError, match="initial_length"):
         RotaryEmbedding(8, initial_length=2**40)
@@ -958,7 +1054,9 @@ def test_sizes_of_the_model_and_heads_are_capped():
 
 
 def test_rotary_arguments_are_named():
-    with pytest.raises(ValueError, match="head_dim must be a positive even integer, got 7"):
+    with pytest.raises(
+        ValueError, match="head_dim must be a positive even integer, got 7"
+    ):
         RotaryEmbedding(7)
     with pytest.raises(TypeError, match="head_dim"):
         RotaryEmbedding(8.0)
@@ -966,7 +1064,9 @@ def test_rotary_arguments_are_named():
         RotaryEmbedding(8, rotary_dim=3)
     with pytest.raises(ValueError, match="rotary_dim must be <= head_dim = 8"):
         RotaryEmbedding(8, rotary_dim=10)
-    with pytest.raises(ValueError, match="pairing must be one of 'interleaved', 'half_split'"):
+    with pytest.raises(
+        ValueError, match="pairing must be one of 'interleaved', 'half_split'"
+    ):
         RotaryEmbedding(8, pairing="neox")
     for bad in (0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="interpolation_factor"):
@@ -1018,7 +1118,9 @@ def test_self_attention_forward_arguments():
 
 def test_token_ids_outside_the_vocabulary_are_named():
     model = TinyTransformer(5, 8, 2, 1, "none")
-    with pytest.raises(ValueError, match=r"tokens must lie in 0 … 4 \(vocab_size = 5\), got"):
+    with pytest.raises(
+        ValueError, match=r"tokens must lie in 0 … 4 \(vocab_size = 5\), got"
+    ):
         model(torch.tensor([[0, 1, 5]]))
     with pytest.raises(ValueError, match="tokens must lie in 0 … 4"):
         model(torch.tensor([[-1, 1, 2]]))

@@ -20,7 +20,12 @@ import posenc_lib as pe
 PACKAGE = Path(pe.__file__).resolve().parent
 MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
 #: What each module needs beyond numpy to be imported.
-NEEDS = {"nn": "torch", "hessian": "torch", "attention": "torch", "experiments": "torch"}
+NEEDS = {
+    "nn": "torch",
+    "hessian": "torch",
+    "attention": "torch",
+    "experiments": "torch",
+}
 
 
 def _tree(module: str) -> ast.Module:
@@ -74,7 +79,10 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_no_import_cycles():
     graph = {module: _imported_siblings(module) for module in MODULES}
-    assert graph["encoding"] >= {"angle_addition", "layouts"}  # the scan sees real imports
+    assert graph["encoding"] >= {
+        "angle_addition",
+        "layouts",
+    }  # the scan sees real imports
     assert _find_cycle(graph) is None
 
 

@@ -50,7 +50,12 @@ def test_data_file_shapes_and_meta():
     assert data.position_embeddings.shape == (512, 384)
     assert data.token_type_embeddings.shape == (2, 384)
     assert data.word_norms.shape == data.word_is_unused.shape == (30522,)
-    assert data.word_cov.shape == data.query_weight.shape == data.key_weight.shape == (384, 384)
+    assert (
+        data.word_cov.shape
+        == data.query_weight.shape
+        == data.key_weight.shape
+        == (384, 384)
+    )
     assert data.word_sample.shape == (256, 384)
     assert data.word_sample_ids.shape == (256,)
     assert data.dim == 384 and data.num_heads == 12
@@ -61,7 +66,9 @@ def test_data_file_shapes_and_meta():
     assert not data.word_is_unused[data.word_sample_ids].any()
     # the stored norms agree with the stored sample (float16 rounding of the sample)
     np.testing.assert_allclose(
-        np.linalg.norm(data.word_sample, axis=1), data.word_norms[data.word_sample_ids], rtol=2e-3
+        np.linalg.norm(data.word_sample, axis=1),
+        data.word_norms[data.word_sample_ids],
+        rtol=2e-3,
     )
     # the covariance is symmetric and positive on its diagonal
     np.testing.assert_array_equal(data.word_cov, data.word_cov.T)
@@ -74,7 +81,9 @@ def test_load_detects_a_changed_file(tmp_path, monkeypatch):
     monkeypatch.setattr(pt, "DATA_FILE", changed)
     with pytest.raises(ValueError, match="SHA-256"):
         pt.load_minilm()
-    assert pt.load_minilm(verify=False).dim == 384  # a trailing byte does not break the zip
+    assert (
+        pt.load_minilm(verify=False).dim == 384
+    )  # a trailing byte does not break the zip
 
 
 def test_load_errors(tmp_path):
@@ -82,7 +91,9 @@ def test_load_errors(tmp_path):
         pt.load_minilm(tmp_path / "missing.npz")
     with pytest.raises(TypeError, match="verify must be True or False, got 'yes'"):
         pt.load_minilm(verify="yes")
-    with pytest.raises(TypeError, match=r"path must be a str, a pathlib.Path or None, got 5"):
+    with pytest.raises(
+        TypeError, match=r"path must be a str, a pathlib.Path or None, got 5"
+    ):
         pt.load_minilm(5)
     bad = tmp_path / "bad.npz"
     np.savez(bad, position_embeddings=np.zeros((2, 2)))
@@ -108,7 +119,9 @@ def _fake_state(rng, dim=8, vocab=20, positions=16, prefix="bert."):
         "encoder.layer.0.attention.self.key.bias": (dim,),
         "encoder.layer.0.attention.self.value.weight": (dim, dim),
     }
-    return {prefix + k: rng.standard_normal(s).astype(np.float32) for k, s in names.items()}
+    return {
+        prefix + k: rng.standard_normal(s).astype(np.float32) for k, s in names.items()
+    }
 
 
 def _write_safetensors(state, path):
@@ -148,7 +161,9 @@ def test_read_safetensors_roundtrip(tmp_path):
 
 def test_read_safetensors_bf16_and_errors(tmp_path):
     script = _script()
-    values = np.array([1.0, -2.5, 3.140625], dtype=np.float32)  # exactly representable in bf16
+    values = np.array(
+        [1.0, -2.5, 3.140625], dtype=np.float32
+    )  # exactly representable in bf16
     raw = (values.view(np.uint32) >> 16).astype("<u2").tobytes()
     text = json.dumps(
         {"x": {"dtype": "BF16", "shape": [3], "data_offsets": [0, len(raw)]}}
@@ -156,7 +171,9 @@ def test_read_safetensors_bf16_and_errors(tmp_path):
     path = tmp_path / "bf16.safetensors"
     path.write_bytes(struct.pack("<Q", len(text)) + text + raw)
     np.testing.assert_array_equal(script.read_safetensors(path)["x"], values)
-    text = json.dumps({"x": {"dtype": "C64", "shape": [1], "data_offsets": [0, 8]}}).encode()
+    text = json.dumps(
+        {"x": {"dtype": "C64", "shape": [1], "data_offsets": [0, 8]}}
+    ).encode()
     path.write_bytes(struct.pack("<Q", len(text)) + text + bytes(8))
     with pytest.raises(ValueError, match="unsupported dtype"):
         script.read_safetensors(path)
@@ -172,19 +189,29 @@ def test_extract_safetensors_and_torch_fallback_agree(tmp_path):
     st_dir = _fake_checkpoint(tmp_path / "st", state)
     _write_safetensors(state, st_dir / "model.safetensors")
     bin_dir = _fake_checkpoint(tmp_path / "bin", state)
-    torch.save({k: torch.from_numpy(v) for k, v in state.items()}, bin_dir / "pytorch_model.bin")
+    torch.save(
+        {k: torch.from_numpy(v) for k, v in state.items()},
+        bin_dir / "pytorch_model.bin",
+    )
     a = script.extract(st_dir, sample_tokens=5, seed=3)
     b = script.extract(bin_dir, sample_tokens=5, seed=3)
     for key in a:
         if key != "meta_json":
             np.testing.assert_array_equal(a[key], b[key], err_msg=key)
     words = state["bert.embeddings.word_embeddings.weight"].astype(np.float64)
-    np.testing.assert_array_equal(a["word_is_unused"], [False, True, True] + [False] * 17)
+    np.testing.assert_array_equal(
+        a["word_is_unused"], [False, True, True] + [False] * 17
+    )
     used = np.delete(words, [1, 2], axis=0)
     np.testing.assert_allclose(
-        a["word_cov"].astype(np.float64), np.cov(used, rowvar=False), rtol=2e-3, atol=2e-3
+        a["word_cov"].astype(np.float64),
+        np.cov(used, rowvar=False),
+        rtol=2e-3,
+        atol=2e-3,
     )
-    np.testing.assert_allclose(a["word_norms"], np.linalg.norm(words, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(
+        a["word_norms"], np.linalg.norm(words, axis=1), rtol=1e-6
+    )
     assert not np.isin(a["word_sample_ids"], [1, 2]).any()
     np.testing.assert_array_equal(
         a["position_embeddings"],

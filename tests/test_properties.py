@@ -27,7 +27,9 @@ def test_shift_identity(m, k, dim, base, layout, spacing):
     np.testing.assert_allclose(moved, p_mk, atol=1e-10)
 
 
-@given(m=st.lists(positions, min_size=1, max_size=20), dim=dims, base=bases, layout=layouts)
+@given(
+    m=st.lists(positions, min_size=1, max_size=20), dim=dims, base=bases, layout=layouts
+)
 def test_norm_is_sqrt_half_dim(m, dim, base, layout):
     norms = np.linalg.norm(pe.sinusoidal(m, dim, base=base, layout=layout), axis=1)
     np.testing.assert_allclose(norms, np.sqrt(dim / 2), rtol=1e-12)

@@ -32,7 +32,9 @@ def test_relative_matrices_give_toeplitz_grids(layout):
     np.testing.assert_allclose(g, expected, atol=1e-12)
 
 
-@pytest.mark.parametrize("violation", ["unequal_diagonal", "symmetric_offdiagonal", "cross_block"])
+@pytest.mark.parametrize(
+    "violation", ["unequal_diagonal", "symmetric_offdiagonal", "cross_block"]
+)
 def test_violations_break_the_shift(violation):
     rng = np.random.default_rng(4)
     h = S.random_relative_matrix(8, rng)
@@ -45,7 +47,9 @@ def test_violations_break_the_shift(violation):
         e[0, 4] = 1.0  # block (0, 2)
     defects = [S.shift_defect(h + eps * e, 30) for eps in (1e-3, 1e-2, 1e-1)]
     assert defects[0] > 1e-6
-    assert defects[1] / defects[0] == pytest.approx(10, rel=0.1)  # linear in the violation
+    assert defects[1] / defects[0] == pytest.approx(
+        10, rel=0.1
+    )  # linear in the violation
 
 
 def test_relative_projection_is_orthogonal_projection():
@@ -73,9 +77,13 @@ def test_toeplitz_defect_hand_values_and_complex_and_trailing_axes():
     bumped = toeplitz.copy()
     bumped[2, 2] = 3.0  # G[2,2] - G[1,1] = 2, max |G| = 5
     assert S.toeplitz_defect(bumped) == pytest.approx(2.0 / 5.0)
-    z = np.exp(1j * (np.arange(4)[:, None] - np.arange(4)[None, :]))  # depends on m - n only
+    z = np.exp(
+        1j * (np.arange(4)[:, None] - np.arange(4)[None, :])
+    )  # depends on m - n only
     assert S.toeplitz_defect(z) < 1e-15
-    stacked = np.stack([toeplitz, bumped], axis=-1)  # trailing axis: the worst slice counts
+    stacked = np.stack(
+        [toeplitz, bumped], axis=-1
+    )  # trailing axis: the worst slice counts
     assert S.toeplitz_defect(stacked) == pytest.approx(2.0 / 5.0)
     assert S.toeplitz_defect(np.zeros((3, 3))) == 0.0
 
@@ -84,7 +92,9 @@ def test_toeplitz_defect_matches_shift_defect():
     rng = np.random.default_rng(3)
     h = rng.standard_normal((8, 8))
     table = pe.sinusoidal(20, 8)
-    assert S.toeplitz_defect(table @ h @ table.T) == pytest.approx(S.shift_defect(h, 20), rel=1e-12)
+    assert S.toeplitz_defect(table @ h @ table.T) == pytest.approx(
+        S.shift_defect(h, 20), rel=1e-12
+    )
 
 
 @pytest.mark.parametrize(
@@ -92,7 +102,11 @@ def test_toeplitz_defect_matches_shift_defect():
     [
         (np.zeros(3), ValueError, "two axes of length >= 2"),
         (np.zeros((1, 4)), ValueError, "two axes of length >= 2"),
-        (np.array([["a", "b"], ["c", "d"]]), TypeError, "g must be a finite real or complex"),
+        (
+            np.array([["a", "b"], ["c", "d"]]),
+            TypeError,
+            "g must be a finite real or complex",
+        ),
         (np.array([[1.0, np.nan], [0.0, 1.0]]), ValueError, "g must be a finite"),
     ],
 )
@@ -114,7 +128,9 @@ def test_rotary_scores_match_the_closed_form_and_the_torch_module():
     closed = np.sum(np.cos(phase) * dot + np.sin(phase) * cross, axis=-1)
     np.testing.assert_allclose(scores, closed, atol=1e-12)
     np.testing.assert_allclose(scores[5:, 5:], scores[:-5, :-5], atol=1e-12)
-    assert np.abs(np.sum(np.cos(phase) * dot, axis=-1) - scores).max() > 0.1  # the sine matters
+    assert (
+        np.abs(np.sum(np.cos(phase) * dot, axis=-1) - scores).max() > 0.1
+    )  # the sine matters
     torch = pytest.importorskip("torch")
     from posenc_lib.nn import RotaryEmbedding
 
@@ -127,14 +143,38 @@ def test_rotary_scores_match_the_closed_form_and_the_torch_module():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: S.relative_projection(np.ones((4, 6))), ValueError, "h must be a d x d array"),
+        (
+            lambda: S.relative_projection(np.ones((4, 6))),
+            ValueError,
+            "h must be a d x d array",
+        ),
         (lambda: S.relative_projection(np.ones((3, 3))), ValueError, "with d even"),
-        (lambda: S.relative_projection(np.eye(4), "concatenated"), TypeError, "positional"),
-        (lambda: S.random_relative_matrix(4, 0), TypeError, "rng must be a numpy.random.Generator"),
-        (lambda: S.random_relative_matrix(5, np.random.default_rng(0)), ValueError, "dim must be"),
-        (lambda: S.shift_defect(np.eye(4), 1), ValueError, "length must be an integer >= 2, got 1"),
+        (
+            lambda: S.relative_projection(np.eye(4), "concatenated"),
+            TypeError,
+            "positional",
+        ),
+        (
+            lambda: S.random_relative_matrix(4, 0),
+            TypeError,
+            "rng must be a numpy.random.Generator",
+        ),
+        (
+            lambda: S.random_relative_matrix(5, np.random.default_rng(0)),
+            ValueError,
+            "dim must be",
+        ),
+        (
+            lambda: S.shift_defect(np.eye(4), 1),
+            ValueError,
+            "length must be an integer >= 2, got 1",
+        ),
         (lambda: S.position_bilinear(np.eye(4), 3, 100.0), TypeError, "positional"),
-        (lambda: S.rotary_scores(np.ones(3), np.ones(3), 0, 0), ValueError, "of even length"),
+        (
+            lambda: S.rotary_scores(np.ones(3), np.ones(3), 0, 0),
+            ValueError,
+            "of even length",
+        ),
         (
             lambda: S.rotary_scores(np.ones(4), np.ones(6), 0, 0),
             ValueError,
@@ -167,7 +207,9 @@ def test_numeric_modules_import_without_sympy_or_torch():
         print("ok")
         """
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
 
@@ -187,12 +229,16 @@ def _dense_fit(g):
     return (x @ beta).reshape(g.shape)
 
 
-@pytest.mark.parametrize("shape", [(6, 6), (7, 4), (3, 9), (1, 5), (2, 7), (1, 1), (40, 33)])
+@pytest.mark.parametrize(
+    "shape", [(6, 6), (7, 4), (3, 9), (1, 5), (2, 7), (1, 1), (40, 33)]
+)
 def test_toeplitz_hankel_matches_dense_least_squares(shape):
     g = np.random.default_rng(8).standard_normal(shape)
     result = S.toeplitz_hankel(g)
     np.testing.assert_allclose(result.fitted, _dense_fit(g), atol=1e-10)
-    np.testing.assert_allclose(result.toeplitz + result.hankel, result.fitted, atol=1e-12)
+    np.testing.assert_allclose(
+        result.toeplitz + result.hankel, result.fitted, atol=1e-12
+    )
     # the residual is orthogonal to both subspaces
     np.testing.assert_allclose(S.toeplitz_projection(result.residual), 0, atol=1e-10)
     np.testing.assert_allclose(S.hankel_projection(result.residual), 0, atol=1e-10)

@@ -11,14 +11,18 @@ from posenc_lib.special import EULER_GAMMA, cin, cosine_integral
 mpmath.mp.dps = 40
 
 
-def close(value: float, reference: float, rtol: float = 1e-10, atol: float = 1e-13) -> bool:
+def close(
+    value: float, reference: float, rtol: float = 1e-10, atol: float = 1e-13
+) -> bool:
     return abs(value - reference) <= rtol * abs(reference) + atol
 
 
 def test_cosine_integral_known_values_and_mpmath():
     # Ci(1) = 0.33740392290096813466... (Abramowitz & Stegun, table 5.1)
     assert abs(float(cosine_integral(1.0)) - 0.33740392290096813466) < 1e-15
-    xs = np.concatenate([np.logspace(-8, 7, 151), [3.9999999, 4.0, 4.0000001, 0.6165054856207162]])
+    xs = np.concatenate(
+        [np.logspace(-8, 7, 151), [3.9999999, 4.0, 4.0000001, 0.6165054856207162]]
+    )
     values = cosine_integral(xs)
     for x, value in zip(xs, values, strict=True):
         ref = float(mpmath.ci(mpmath.mpf(x)))
@@ -45,13 +49,19 @@ def test_cin_is_even_and_zero_at_zero():
 
 def test_ci_and_cin_are_consistent():
     xs = np.array([0.5, 2.0, 4.5, 50.0])
-    np.testing.assert_allclose(cosine_integral(xs) + cin(xs), EULER_GAMMA + np.log(xs), rtol=1e-14)
+    np.testing.assert_allclose(
+        cosine_integral(xs) + cin(xs), EULER_GAMMA + np.log(xs), rtol=1e-14
+    )
 
 
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: cosine_integral([1.0, 0.0]), ValueError, "x must be positive finite reals"),
+        (
+            lambda: cosine_integral([1.0, 0.0]),
+            ValueError,
+            "x must be positive finite reals",
+        ),
         (lambda: cosine_integral(np.inf), ValueError, "x must be finite real numbers"),
         (lambda: cosine_integral("1"), TypeError, "x must be finite real numbers"),
         (lambda: cin([np.nan]), ValueError, "x must be finite real numbers"),

@@ -54,7 +54,9 @@ def test_bad_base(base, error, match):
         pe.kernel(1.0, 8, base=base)
 
 
-POSITIONS = "positions must be an int length L >= 0 or a 1-D array of finite reals, got "
+POSITIONS = (
+    "positions must be an int length L >= 0 or a 1-D array of finite reals, got "
+)
 
 
 @pytest.mark.parametrize(
@@ -85,14 +87,18 @@ def test_unknown_choices_name_the_argument_and_the_choices():
         "'concatenated_cos_first', got 'sin_cos'",
     ):
         pe.sinusoidal(4, 8, layout="sin_cos")
-    with pytest.raises(ValueError, match="spacing must be one of '2i/d', 'i/\\(d/2-1\\)', got"):
+    with pytest.raises(
+        ValueError, match="spacing must be one of '2i/d', 'i/\\(d/2-1\\)', got"
+    ):
         pe.frequencies(8, spacing="i/d")
     with pytest.raises(ValueError, match="target must be one of"):
         pe.convert_layout(np.zeros((2, 8)), "interleaved", "halves")
 
 
 def test_non_float_dtype():
-    with pytest.raises(TypeError, match=r"dtype must be a numpy floating dtype .*, got int32"):
+    with pytest.raises(
+        TypeError, match=r"dtype must be a numpy floating dtype .*, got int32"
+    ):
         pe.sinusoidal(4, 8, dtype=np.int32)
     with pytest.raises(TypeError, match="dtype must be a numpy floating dtype"):
         pe.sinusoidal(4, 8, dtype="not a dtype")
@@ -104,7 +110,10 @@ def test_table_over_memory_limit_is_refused_before_allocation():
     with pytest.raises(ValueError, match="over the limit max_bytes = 1 MiB"):
         pe.sinusoidal(1024, 256, max_bytes=2**20)
     assert pe.sinusoidal(512, 256, max_bytes=2**20).shape == (512, 256)
-    assert pe.sinusoidal(512, 256, max_bytes=2.0**20).shape == (512, 256)  # a whole float
+    assert pe.sinusoidal(512, 256, max_bytes=2.0**20).shape == (
+        512,
+        256,
+    )  # a whole float
 
 
 MAX_BYTES = "max_bytes must be a positive whole number of bytes, got "
@@ -129,7 +138,9 @@ def test_bad_max_bytes(max_bytes, error, given):
 
     for call in (
         lambda: pe.sinusoidal(4, 8, max_bytes=max_bytes),
-        lambda: pe.sinusoidal(0, 8, max_bytes=max_bytes),  # checked even for an empty table
+        lambda: pe.sinusoidal(
+            0, 8, max_bytes=max_bytes
+        ),  # checked even for an empty table
         lambda: integer_positions(4, max_bytes=max_bytes),
         lambda: scaled_positions(4, max_bytes=max_bytes),
         lambda: binary_code(4, 3, max_bytes=max_bytes),
@@ -142,10 +153,13 @@ def test_bad_kernel_and_shift_arguments():
     with pytest.raises(ValueError, match="delta must be finite real numbers"):
         pe.kernel([1.0, np.nan], 8)
     with pytest.raises(
-        TypeError, match=r"delta must be finite real numbers .*, got an array of dtype <U3"
+        TypeError,
+        match=r"delta must be finite real numbers .*, got an array of dtype <U3",
     ):
         pe.kernel("far", 8)
-    with pytest.raises(TypeError, match="delta must be a finite real number, got a list"):
+    with pytest.raises(
+        TypeError, match="delta must be a finite real number, got a list"
+    ):
         pe.shift_matrix([1, 2], 8)
     with pytest.raises(ValueError, match="phi must be finite real numbers"):
         pe.rotation(np.inf)
@@ -177,5 +191,9 @@ def test_one_validation_layer():
         if path.name in NOT_OURS or path.name == "_validation.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        offenders += [f"{path.name}:{name}" for name in _defined_functions(tree) if "check" in name]
+        offenders += [
+            f"{path.name}:{name}"
+            for name in _defined_functions(tree)
+            if "check" in name
+        ]
     assert offenders == []

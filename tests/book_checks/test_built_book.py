@@ -1,5 +1,6 @@
 """Checks of the built HTML book (run by `make check-book` after `make book`)."""
 
+import json
 import re
 from pathlib import Path
 
@@ -11,9 +12,13 @@ HTML = ROOT / "_build" / "html"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PAGES = sorted(HTML.rglob("*.html"))
-CDN = re.compile(r"(cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|unpkg\.com)[^\"']*mathjax", re.I)
+CDN = re.compile(
+    r"(cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|unpkg\.com)[^\"']*mathjax", re.I
+)
 
-pytestmark = pytest.mark.skipif(not HTML.is_dir(), reason="no built book: run `make book` first")
+pytestmark = pytest.mark.skipif(
+    not HTML.is_dir(), reason="no built book: run `make book` first"
+)
 
 
 def test_a_page_per_chapter():
@@ -28,13 +33,81 @@ def test_no_page_loads_mathjax_from_a_cdn():
 
 
 def test_mathjax_is_loaded_from_the_book_and_present():
-    script = re.compile(r'<script[^>]+src="([^"]*mathjax/es5/tex-mml-chtml\.js)[^"]*"')
+    script = re.compile(r'<script[^>]+src="([^"]*mathjax/es5/startup\.js)[^"]*"')
     for page in (HTML / "notebooks").glob("*.html"):
         match = script.search(page.read_text())
         assert match, f"{page.name} does not load the local MathJax"
         target = (page.parent / match.group(1).split("?")[0]).resolve()
         assert target.is_file(), target
+    components = CONFIG["sphinx"]["config"]["mathjax3_config"]["loader"]["load"]
+    for name in [*components, "core", "output/chtml/fonts/tex"]:
+        assert (HTML / "mathjax" / "es5" / f"{name}.js").is_file(), name
     assert (HTML / "mathjax/es5/output/chtml/fonts/woff-v2").is_dir()
+
+
+def test_only_the_mathjax_the_pages_use_is_shipped():
+    # Not the 24 MB package: the loaded components, TeX extensions its autoloader may fetch, fonts.
+    shipped = sum(
+        p.stat().st_size for p in (HTML / "mathjax").rglob("*") if p.is_file()
+    )
+    assert shipped < 2_000_000, shipped
+    assert not (HTML / "mathjax/es5/tex-mml-chtml.js").exists()
+    assert not (HTML / "mathjax/es5/ui/menu.js").exists()
+
+
+def test_no_page_loads_fontawesome_js_or_a_search_index_it_does_not_use():
+    for page in PAGES:
+        if "_static" in page.relative_to(HTML).parts:
+            continue  # a theme template copied with the static files
+        text = page.read_text()
+        assert "fontawesome.js" not in text, page
+        if page.name != "search.html":
+            assert "searchindex.js" not in text, page
+    assert not (HTML / "_static/scripts/fontawesome.js").exists()
+    assert not list((HTML / "_static").rglob("*.woff2")), (
+        "full Font Awesome fonts shipped"
+    )
+
+
+_LABEL = re.compile(
+    r'<div class="citation" id="([^"]+)"[^>]*>\s*<span class="label"><span class="fn-bracket">\['
+    r"</span>(.*?)<span"
+)
+_CITATION = re.compile(
+    r'<a class="reference internal" href="[^"]*references\.html#(id\d+)"[^>]*>(.*?)</a>'
+)
+
+
+def test_citations_print_the_label_of_the_reference_they_link_to():
+    labels = dict(_LABEL.findall((HTML / "book/references.html").read_text()))
+    assert len(labels) >= 30, labels
+    assert len(set(labels.values())) == len(labels), "two references share a label"
+    assert all(re.search(r", (\d{4}|n\.d\.)", label) for label in labels.values()), (
+        labels
+    )
+    cited = 0
+    for page in PAGES:
+        for target, text in _CITATION.findall(page.read_text()):
+            cited += 1
+            assert re.sub(r"<[^>]+>", "", text) == labels[target], (
+                page.name,
+                target,
+                text,
+            )
+    assert cited > 100
+
+
+def test_api_signatures_name_numpy_aliases():
+    api = (HTML / "book/api.html").read_text()
+    assert "_SupportsArray" not in api and "_NestedSequence" not in api
+    assert api.count("ArrayLike") > 40
+
+
+def test_search_index_holds_chinese_terms():
+    index = (HTML / "searchindex.js").read_text(encoding="utf-8")
+    terms = json.loads(index[index.index("(") + 1 : index.rindex(")")])["terms"]
+    for term in ("正弦", "位置", "编码"):
+        assert term in terms, term
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)

@@ -2,12 +2,19 @@
 
 These tests need Debian's Chromium (``apt-get install chromium``) and Playwright's Python
 package (``requirements/browser.txt``); without either they are skipped with the reason.
+
+A fixture site gets MathJax as ``make`` ships it (``_extra/mathjax``), the book's own
+``_static/posenc.css`` and ``posenc.js``, the stand-in page frame ``fixtures/shared/frame.js``,
+and two files written here rather than committed: a 1.6 MB script (the page-weight defect) and
+a PNG figure (the raster-figure defect).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
@@ -20,7 +27,9 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 @pytest.fixture(scope="session")
 def chromium() -> str:
     """The Chromium executable; skip when it or Playwright is missing."""
-    pytest.importorskip("playwright", reason="playwright not installed (requirements/browser.txt)")
+    pytest.importorskip(
+        "playwright", reason="playwright not installed (requirements/browser.txt)"
+    )
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
     return CHROMIUM
@@ -30,15 +39,60 @@ def chromium() -> str:
 def mathjax_dir() -> Path:
     """MathJax's es5 folder, as ``make`` copies it into the book (``_extra/mathjax``)."""
     for candidate in (REPO / "_extra" / "mathjax", REPO / "node_modules" / "mathjax"):
-        if (candidate / "es5" / "tex-mml-chtml.js").is_file():
+        if (candidate / "es5" / "startup.js").is_file():
             return candidate
-    pytest.skip("MathJax not found: run `make _extra/mathjax/es5/tex-mml-chtml.js`")
+    pytest.skip("MathJax not found: run `make _extra/mathjax/es5/startup.js`")
+
+
+def png(width: int, height: int, dpi: float | None = None, **texts: str) -> bytes:
+    """A grey PNG image of the given size, with a resolution and text chunks if given
+    (``min_text_pt="10"`` becomes the chunk ``posenc:min-text-pt``)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit greyscale
+    rows = b"".join(b"\x00" + b"\xc0" * width for _ in range(height))
+    extra = b""
+    if dpi is not None:
+        per_metre = round(dpi / 0.0254)
+        extra += chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1))
+    for key, value in texts.items():
+        name = "posenc:" + key.replace("_", "-")
+        extra += chunk(
+            b"tEXt", name.encode("latin-1") + b"\0" + value.encode("latin-1")
+        )
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + extra
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _assemble(name: str, destination: Path, mathjax: Path) -> Path:
     site = destination / name
     shutil.copytree(FIXTURES / name, site)
     (site / "mathjax").symlink_to(mathjax, target_is_directory=True)
+    static = site / "_static"
+    static.mkdir(exist_ok=True)
+    for path in [
+        *(REPO / "_static").glob("posenc.*"),
+        FIXTURES / "shared" / "frame.js",
+    ]:
+        shutil.copy(path, static / path.name)
+    (site / "_images").mkdir(exist_ok=True)
+    if name == "broken":
+        (static / "heavy.js").write_text("/*" + "x" * 1_600_000 + "*/\n")
+        (site / "_images" / "raster.png").write_bytes(png(320, 160))
+        small = png(640, 320, dpi=180, min_text_pt="7")  # 7 pt at 2x: 8.75 px shown
+        (site / "_images" / "small-text.png").write_bytes(small)
+    else:  # the book's format: 2x PNG, smallest text 10 pt, shown at half its pixels
+        (site / "_images" / "plot.png").write_bytes(
+            png(640, 320, dpi=180, min_text_pt="10")
+        )
     return site
 
 

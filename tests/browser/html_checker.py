@@ -45,8 +45,39 @@ cleared between pages), so the result does not depend on the order of pages. ``g
 and ``search.html`` are generated, not content, but a reader reaches them from every page (the
 index link and the search box), so they are checked too.
 
-A full-page screenshot of every page is saved when ``--screenshots`` is given
-(``notebooks/01_why_position.html`` becomes ``notebooks-01_why_position.png``).
+Every page is opened at each viewport of ``VIEWPORTS`` (390 px and 1400 px wide, light and
+dark colour scheme; the book follows the reader's scheme), and also fails on:
+
+``overflow``
+    a display equation, inline formula, table, code block or image wider than the text column
+    without a scroll box of its own (it spills over, or a box that does not scroll cuts it), a
+    scroll box itself wider than the column, or a page that scrolls sideways;
+``scroll-affordance``
+    a box that scrolls sideways with content hidden at its right and nothing showing it (the
+    book fades the hidden side: ``_static/posenc.css``);
+``equation-number``
+    an equation number drawn over its equation;
+``nav-menu`` / ``nav-contents``
+    on a page with a chapter list: no visible ☰ button, or a tap on it that does not show the
+    chapter list (narrow screens) or does not collapse and restore the sidebar (wide screens);
+    a visible contents button whose tap does not show the page contents;
+``sidebar-title``
+    the book title at the top of the sidebar clipped or covered;
+``top-bar``
+    a visible top bar holding nothing but search and toggle buttons;
+``figure-caption``
+    an image in the text without a numbered caption (``Fig. N.M``);
+``figure-text``
+    figure text smaller than ``MIN_FIGURE_TEXT_PX`` CSS pixels as shown, or a figure whose
+    text cannot be measured (the book's figures are PNG at twice their display resolution that
+    record their smallest text, ``posenc_lib.notebook.use_book_style``; SVG is measured too);
+``page-weight``
+    a first visit (empty cache) that downloads more than ``MAX_PAGE_BYTES`` bytes, not counting
+    figures (``_images/``).
+
+Screenshots (``--screenshots``): full page at each width in the light scheme,
+``notebooks/01_why_position.html`` becoming ``notebooks-01_why_position-390.png`` and
+``-1400.png``, and the first screen in the dark scheme (``-390-dark.png``, ``-1400-dark.png``).
 """
 
 from __future__ import annotations
@@ -56,9 +87,7 @@ import contextlib
 import functools
 import http.server
 import re
-import shutil
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -66,6 +95,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+from xml.etree import ElementTree
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 
@@ -86,6 +116,8 @@ ASSET_DIRS = {"_static", "_sources", "_images", "mathjax", "_sphinx_design_stati
 
 #: Per page: the navigation, MathJax's typesetting, and image loading each get this long.
 PAGE_TIMEOUT_MS = 30_000
+#: A whole chapter at 390 px is some 40,000 px tall.
+SCREENSHOT_TIMEOUT_MS = 120_000
 
 KINDS = (
     "load-failed",
@@ -100,7 +132,50 @@ KINDS = (
     "external-request",
     "http-error",
     "missing-colab-link",
+    "overflow",
+    "scroll-affordance",
+    "equation-number",
+    "nav-menu",
+    "nav-contents",
+    "sidebar-title",
+    "top-bar",
+    "figure-caption",
+    "figure-text",
+    "page-weight",
 )
+
+#: Smallest figure text, in CSS pixels as the figure is shown. Material Design's smallest type
+#: (the 10 sp "overline") and Apple's 11 pt minimum are for UI text a reader cannot zoom; a
+#: figure can be zoomed, so 1 px less than Material's floor is allowed, and no more: the figures
+#: that readers called unreadable (issue 15) showed their labels at 3-7 px.
+MIN_FIGURE_TEXT_PX = 9.0
+
+#: First visit of a page (empty cache), figures (``_images/``) not counted: issue 15's target.
+MAX_PAGE_BYTES = 1_500_000
+
+#: Images narrower than this (CSS px) are icons (the index pages' +/- togglers), not figures.
+ICON_WIDTH_PX = 48
+
+
+@dataclass(frozen=True)
+class Viewport:
+    """A screen the pages are opened on (each in the light, then the dark colour scheme)."""
+
+    width: int
+    height: int
+
+    @property
+    def narrow(self) -> bool:
+        return self.width < 960  # the theme's breakpoint for the sidebar drawer
+
+    def name(self, scheme: str) -> str:
+        return f"{self.width} px {scheme}"
+
+
+PHONE = Viewport(390, 844)
+DESKTOP = Viewport(1400, 900)
+VIEWPORTS = (PHONE, DESKTOP)
+SCHEMES = ("light", "dark")
 
 # Visible text that betrays math that was never typeset. A backslash followed by two or more
 # letters is a TeX control word (\frac, \theta, \sum, \mathbb); prose has no reason to show one
@@ -130,6 +205,10 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     screenshots: list[Path] = field(default_factory=list)
     page_seconds: dict[str, float] = field(default_factory=dict)
+    #: page -> bytes of its first visit, figures not counted (the largest over the viewports)
+    weights: dict[str, int] = field(default_factory=dict)
+    #: pages whose chapter list (sidebar navigation) was found
+    with_nav: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -140,15 +219,26 @@ class Report:
         """The kinds of problem found on ``page``."""
         return {p.kind for p in self.problems if p.page == page}
 
-    def summary(self) -> str:
+    def summary(self, limit: int = 6) -> str:
+        """The problems, at most ``limit`` of each kind per page (with the count left out)."""
         lines = [
             f"checked {len(self.pages)} pages (+{len(self.redirects)} redirects) in "
             f"{self.seconds:.1f} s: {len(self.problems)} problems"
         ]
-        lines += [f"  {problem}" for problem in self.problems]
+        shown: dict[tuple[str, str], int] = {}
+        for problem in self.problems:
+            key = (problem.page, problem.kind)
+            shown[key] = shown.get(key, 0) + 1
+            if shown[key] <= limit:
+                lines.append(f"  {problem}")
+        for (page, kind), count in shown.items():
+            if count > limit:
+                lines.append(f"  {page}: [{kind}] ... and {count - limit} more")
         slowest = sorted(self.page_seconds.items(), key=lambda item: -item[1])[:3]
         if slowest:
-            lines.append("slowest: " + ", ".join(f"{page} {sec:.1f} s" for page, sec in slowest))
+            lines.append(
+                "slowest: " + ", ".join(f"{page} {sec:.1f} s" for page, sec in slowest)
+            )
         return "\n".join(lines)
 
 
@@ -171,7 +261,9 @@ class _PageParser(HTMLParser):
         if tag == "a" and "name" in values:
             self.ids.add(values["name"])
         if tag == "meta" and values.get("http-equiv", "").lower() == "refresh":
-            match = re.search(r"url\s*=\s*(\S+)", values.get("content", ""), re.IGNORECASE)
+            match = re.search(
+                r"url\s*=\s*(\S+)", values.get("content", ""), re.IGNORECASE
+            )
             if match:
                 self.refresh = match.group(1).strip("'\"")
 
@@ -236,7 +328,9 @@ def check_links(
         fragment = unquote(fragment)
         ids = _parse(target).ids | (live_ids if target == own_file else set())
         if fragment and target.suffix == ".html" and fragment not in ids:
-            problems.append(Problem(page, "broken-anchor", f"{shown}: no id {fragment!r}"))
+            problems.append(
+                Problem(page, "broken-anchor", f"{shown}: no id {fragment!r}")
+            )
     return problems
 
 
@@ -382,7 +476,9 @@ def _raw_tex(texts: list[str], limit: int = 5) -> list[str]:
     return found
 
 
-def _colab_problem(page: str, hrefs: list[str], repository_url: str | None) -> Problem | None:
+def _colab_problem(
+    page: str, hrefs: list[str], repository_url: str | None
+) -> Problem | None:
     name = Path(page).stem
     if repository_url:
         repo = urlsplit(repository_url.rstrip("/").removesuffix(".git")).path.strip("/")
@@ -398,10 +494,259 @@ def _colab_problem(page: str, hrefs: list[str], repository_url: str | None) -> P
     )
     if any(pattern.match(href) for href in hrefs):
         return None
-    expected = f"colab.research.google.com/github/{repo if repository_url else 'OWNER/REPO'}"
-    return Problem(
-        page, "missing-colab-link", f"no link to {expected}/blob/BRANCH/notebooks/{name}.ipynb"
+    expected = (
+        f"colab.research.google.com/github/{repo if repository_url else 'OWNER/REPO'}"
     )
+    return Problem(
+        page,
+        "missing-colab-link",
+        f"no link to {expected}/blob/BRANCH/notebooks/{name}.ipynb",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Figures: the smallest text an SVG figure shows.
+
+_FONT_SIZE = re.compile(r"font-size:\s*([\d.]+)(px|pt)?")
+_FONT_SHORTHAND = re.compile(r"(?:^|;)\s*font:[^;]*?([\d.]+)(px|pt)")
+_SCALE = re.compile(r"scale\(\s*([-\d.e]+)")
+
+
+def _font_size(element: ElementTree.Element, inherited: float | None) -> float | None:
+    style = element.get("style", "")
+    for pattern in (_FONT_SIZE, _FONT_SHORTHAND):
+        match = pattern.search(style)
+        if match:
+            return float(match.group(1)) * (4 / 3 if match.group(2) == "pt" else 1)
+    if element.get("font-size"):
+        return float(re.sub(r"[a-z]+$", "", element.get("font-size", "")))
+    return inherited
+
+
+def svg_text_sizes(svg: str) -> tuple[float, list[float]]:
+    """The SVG's width in user units and the size of each piece of text in it, in user units.
+
+    Text is either ``<text>`` (matplotlib's ``svg.fonttype = "none"``: its font size is in the
+    style) or glyph outlines (``"path"``: a group ``translate(x y) scale(s -s)`` of ``<use>``
+    glyphs drawn at matplotlib's text-to-path size of 100 units, so its size is ``100 s``).
+    """
+    root = ElementTree.fromstring(svg)
+    view_box = root.get("viewBox")
+    if view_box:
+        width = float(view_box.split()[2])
+    else:
+        width = float(re.sub(r"[a-z]+$", "", root.get("width", "0")))
+    sizes: list[float] = []
+
+    def walk(element: ElementTree.Element, size: float | None) -> None:
+        size = _font_size(element, size)
+        name = element.tag.rsplit("}", 1)[-1]
+        if name == "text" and "".join(element.itertext()).strip() and size:
+            sizes.append(size)
+            return
+        if name == "g" and any(child.tag.endswith("use") for child in element):
+            match = _SCALE.search(element.get("transform", ""))
+            if match:
+                sizes.append(100 * abs(float(match.group(1))))
+                return
+        for child in element:
+            walk(child, size)
+
+    walk(root, None)
+    return width, sizes
+
+
+def png_text_and_dpi(data: bytes) -> tuple[dict[str, str], float | None]:
+    """The text chunks of a PNG (``tEXt``, ``zTXt``, ``iTXt``) and its resolution in dots per
+    inch (``pHYs``; None when absent)."""
+    import struct
+    import zlib
+
+    texts: dict[str, str] = {}
+    dpi = None
+    position = 8
+    while position + 8 <= len(data):
+        (length,) = struct.unpack(">I", data[position : position + 4])
+        kind = data[position + 4 : position + 8]
+        body = data[position + 8 : position + 8 + length]
+        position += 12 + length
+        if kind == b"tEXt":
+            key, _, value = body.partition(b"\0")
+            texts[key.decode("latin-1")] = value.decode("latin-1")
+        elif kind == b"zTXt":
+            key, _, value = body.partition(b"\0")
+            texts[key.decode("latin-1")] = zlib.decompress(value[1:]).decode("latin-1")
+        elif kind == b"iTXt":
+            key, _, rest = body.partition(b"\0")
+            compressed, rest = rest[0], rest[2:]
+            _, _, rest = rest.partition(b"\0")  # language tag
+            _, _, value = rest.partition(b"\0")  # translated keyword
+            value = zlib.decompress(value) if compressed else value
+            texts[key.decode("latin-1")] = value.decode("utf-8")
+        elif kind == b"pHYs" and len(body) == 9:
+            per_unit, _, unit = struct.unpack(">IIB", body)
+            dpi = per_unit * 0.0254 if unit == 1 else None
+    return texts, dpi
+
+
+#: The text chunk in which the book's figures record their smallest text, in points
+#: (``posenc_lib.notebook.use_book_style``).
+MIN_TEXT_KEY = "posenc:min-text-pt"
+
+
+def figure_text_problem(
+    html_dir: Path, figure: dict, minimum: float = MIN_FIGURE_TEXT_PX
+) -> str | None:
+    """Why the figure's text is too small to read as shown, or None.
+
+    ``figure`` is what ``layout.js`` reports: ``src`` (a same-site URL), ``shownWidth``
+    (CSS px), ``naturalWidth`` and ``naturalHeight`` (image px) and ``where``. An SVG's text
+    sizes are read from it; a PNG of the book's style records its smallest text in points
+    (``MIN_TEXT_KEY``) beside its resolution; any other image's text cannot be measured.
+    """
+    path = _target_file(html_dir, urlsplit(figure["src"]).path)
+    where = figure["where"]
+    if path is None:
+        return None  # reported as missing-image / http-error
+    shown = figure["shownWidth"]
+    scale = shown / figure["naturalWidth"] if figure["naturalWidth"] else 1.0
+    size = (
+        f"{figure['naturalWidth']}x{figure['naturalHeight']} px shown at {scale:.2f}x"
+    )
+    if path.suffix.lower() == ".svg":
+        width, sizes = svg_text_sizes(path.read_text(encoding="utf-8"))
+        if not sizes or not width:
+            return None
+        smallest = min(sizes) * shown / width
+        detail = f"{min(sizes):g} in the SVG, shown at {shown / width:.2f}x its size"
+    elif path.suffix.lower() == ".png":
+        texts, dpi = png_text_and_dpi(path.read_bytes())
+        if MIN_TEXT_KEY not in texts or not dpi:
+            return (
+                f"{where}: PNG figure ({size}) without the book style's record of its text "
+                f"size ({MIN_TEXT_KEY}): re-execute the chapter after use_book_style()"
+            )
+        points = float(texts[MIN_TEXT_KEY])
+        smallest = points * dpi / 72 * scale
+        detail = f"{points:g} pt at {dpi:.0f} dpi, {size}"
+    else:
+        return f"{where}: raster figure ({size}): its text size cannot be measured"
+    if smallest < minimum - 0.05:
+        limit = f"at least {minimum:g} px"
+        return f"{where}: smallest text {smallest:.1f} px as shown ({detail}); {limit}"
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Navigation: real taps on the visible buttons.
+
+# The visible button matching the selector (inside the viewport, not covered): its centre.
+_FIND_BUTTON_JS = """
+(selector) => {
+  for (const el of document.querySelectorAll(selector)) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || style.display === "none") continue;
+    const x = box.left + box.width / 2, y = box.top + box.height / 2;
+    if (x < 0 || y < 0 || x > window.innerWidth || y > window.innerHeight) continue;
+    const hit = document.elementFromPoint(x, y);
+    if (hit && (el === hit || el.contains(hit))) return {x, y};
+  }
+  return null;
+}
+"""
+
+# How many links matching the selector a reader can see and tap (inside the viewport, on top).
+_COUNT_VISIBLE = """
+(selector) => Array.from(document.querySelectorAll(selector)).filter((a) => {
+  const box = a.getBoundingClientRect();
+  if (box.width === 0 || box.height === 0) return false;
+  const x = box.left + Math.min(box.width / 2, 20), y = box.top + box.height / 2;
+  if (x < 0 || y < 0 || x > window.innerWidth || y > window.innerHeight) return false;
+  const hit = document.elementFromPoint(x, y);
+  return hit !== null && (a === hit || a.contains(hit));
+}).length
+"""
+_VISIBLE_LINKS_JS = _COUNT_VISIBLE
+# Resolves once the count is (or is not) zero, as asked; polled each frame.
+_WAIT_LINKS_JS = (
+    "([selector, shown]) => ((" + _COUNT_VISIBLE + ")(selector) > 0) === shown"
+)
+
+CHAPTER_LINKS = ".bd-docs-nav a[href]"
+CONTENTS_LINKS = "#pst-page-toc-nav a[href]"
+MENU_BUTTON = ".primary-toggle"
+CONTENTS_BUTTON = ".secondary-toggle"
+TAP_TIMEOUT_MS = 1500  # the theme's drawer and collapse transitions take up to 0.4 s
+
+
+def _tap(page, selector: str) -> bool:  # type: ignore[no-untyped-def]
+    """Tap the visible button matching ``selector``; False when none is visible."""
+    point = page.evaluate(_FIND_BUTTON_JS, selector)
+    if point is None:
+        return False
+    page.mouse.click(point["x"], point["y"])
+    return True
+
+
+def _becomes(page, selector: str, shown: bool) -> bool:  # type: ignore[no-untyped-def]
+    """Wait until links matching ``selector`` are (or are not) visible; False on time-out."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            _WAIT_LINKS_JS, arg=[selector, shown], polling="raf", timeout=TAP_TIMEOUT_MS
+        )
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
+def check_navigation(page, where: str) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """Tap ☰ (and the contents button where one shows); return ``[(kind, detail)]``.
+
+    Where the chapter list is hidden (a drawer on narrow screens) a tap must show it; where it
+    shows beside the text a tap must hide it and a second tap bring it back. ``where`` names the
+    screen in the details (``"at 390 px dark"``).
+    """
+    found = []
+    visible = lambda selector: page.evaluate(_VISIBLE_LINKS_JS, selector) > 0  # noqa: E731
+    listed = visible(CHAPTER_LINKS)
+    if not _tap(page, MENU_BUTTON):
+        found.append(("nav-menu", f"no visible ☰ button ({MENU_BUTTON}) {where}"))
+    elif not listed:
+        if not _becomes(page, CHAPTER_LINKS, True):
+            found.append(
+                ("nav-menu", f"a tap on ☰ {where} does not show the chapter list")
+            )
+        page.keyboard.press("Escape")
+        _becomes(page, CHAPTER_LINKS, False)
+    elif not _becomes(page, CHAPTER_LINKS, False):
+        found.append(("nav-menu", f"a tap on ☰ {where} does not collapse the sidebar"))
+    else:
+        _tap(page, MENU_BUTTON)
+        if not _becomes(page, CHAPTER_LINKS, True):
+            found.append(
+                ("nav-menu", f"a second tap on ☰ {where} does not bring it back")
+            )
+    if visible(CONTENTS_LINKS):
+        return found  # the page contents show beside the text
+    if page.evaluate(_FIND_BUTTON_JS, CONTENTS_BUTTON) is not None:
+        _tap(page, CONTENTS_BUTTON)
+        if not _becomes(page, CONTENTS_LINKS, True):
+            found.append(
+                ("nav-contents", f"a tap on the contents button {where} shows nothing")
+            )
+        page.keyboard.press("Escape")
+    elif page.query_selector(CONTENTS_LINKS) is not None:
+        found.append(
+            ("nav-contents", f"the page contents are hidden, with no button {where}")
+        )
+    return found
+
+
+_LAYOUT_JS = (Path(__file__).resolve().parent / "layout.js").read_text(encoding="utf-8")
 
 
 def check_site(
@@ -411,15 +756,18 @@ def check_site(
     repository_url: str | None = None,
     chromium: str = DEFAULT_CHROMIUM,
     pages: list[str] | None = None,
+    viewports: tuple[Viewport, ...] = VIEWPORTS,
+    weight_limits: dict[str, int] | None = None,
 ) -> Report:
-    """Open every page of ``html_dir`` in headless Chromium; return what was found.
+    """Open every page of ``html_dir`` in headless Chromium at each viewport; return what was
+    found.
 
     Parameters
     ----------
     html_dir
         The built book (``_build/html``).
     screenshots
-        Folder for full-page screenshots (created, emptied of old ``.png`` files); None: none.
+        Folder for screenshots (created, emptied of old ``.png`` files); None: none.
     repository_url
         ``repository.url`` from ``_config.yml``: notebook pages must link to Colab for exactly
         this repository. None: any ``OWNER/REPO``.
@@ -427,6 +775,10 @@ def check_site(
         The Chromium executable (Debian's ``/usr/bin/chromium``).
     pages
         Only these pages (paths relative to ``html_dir``); None: every page.
+    viewports
+        The screens each page is opened on.
+    weight_limits
+        Pages allowed more than ``MAX_PAGE_BYTES`` on a first visit, with their own limit.
     """
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
@@ -453,114 +805,282 @@ def check_site(
         paths = [p for p in paths if _page_name(html_dir, p) in wanted]
         missing = wanted - {_page_name(html_dir, p) for p in paths}
         if missing:
-            raise FileNotFoundError(f"pages: not found under {html_dir}: {sorted(missing)}")
+            raise FileNotFoundError(
+                f"pages: not found under {html_dir}: {sorted(missing)}"
+            )
 
-    user_data = tempfile.mkdtemp(prefix="html-checker-profile-")
-    current: dict[str, str] = {"page": ""}
+    seen_problems: set[Problem] = set()
+    current: dict[str, object] = {"page": "", "requests": set()}
 
     def record(kind: str, detail: str) -> None:
-        report.problems.append(Problem(current["page"], kind, detail))
+        problem = Problem(str(current["page"]), kind, detail)
+        if problem not in seen_problems:  # the same defect seen at another viewport
+            seen_problems.add(problem)
+            report.problems.append(problem)
 
-    try:
-        with serve(html_dir) as base_url, sync_playwright() as playwright:
-            context = playwright.chromium.launch_persistent_context(
-                user_data,
-                executable_path=chromium,
-                headless=True,
-                args=CHROMIUM_ARGS,
-                viewport={"width": 1280, "height": 900},
+    for path in paths:
+        name = _page_name(html_dir, path)
+        refresh = _parse(path).refresh
+        if refresh is not None:
+            report.redirects.append(name)
+        else:
+            report.pages.append(name)
+
+    with serve(html_dir) as base_url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium, headless=True, args=CHROMIUM_ARGS
+        )
+        for path in paths:
+            name = _page_name(html_dir, path)
+            refresh = _parse(path).refresh
+            if refresh is not None:
+                current["page"] = name
+                url = urljoin(base_url, name)
+                for problem in check_links(
+                    html_dir, name, url, [urljoin(url, refresh)]
+                ):
+                    record(problem.kind, problem.detail)
+        for viewport in viewports:
+            # A fresh context per width: every page is a reader's first visit (routing every
+            # request, below, also turns the HTTP cache off). Each page loads in the light
+            # scheme, is checked, then switches to dark as a reader's system setting would (the
+            # book follows it live) and is checked again.
+            context = browser.new_context(
+                viewport={"width": viewport.width, "height": viewport.height},
+                color_scheme="light",
+                is_mobile=viewport.narrow,
+                has_touch=viewport.narrow,
                 service_workers="block",
             )
             context.set_default_timeout(PAGE_TIMEOUT_MS)
 
             def route(route_, request) -> None:  # type: ignore[no-untyped-def]
-                host = urlsplit(request.url).hostname or ""
-                if urlsplit(request.url).scheme in ("http", "https", "ws", "wss") and (
-                    host not in LOCAL_HOSTS
+                parts = urlsplit(request.url)
+                if parts.scheme in ("http", "https", "ws", "wss") and (
+                    (parts.hostname or "") not in LOCAL_HOSTS
                 ):
-                    record("external-request", f"{request.resource_type} {request.url} (blocked)")
+                    record(
+                        "external-request",
+                        f"{request.resource_type} {request.url} (blocked)",
+                    )
                     route_.abort("blockedbyclient")
                 else:
+                    if parts.path != "/favicon.ico":  # the browser's own request
+                        current["requests"].add(parts.path)  # type: ignore[union-attr]
                     route_.continue_()
 
             context.route("**/*", route)
-            page = context.pages[0] if context.pages else context.new_page()
-            page.on(
-                "console",
-                lambda message: (
-                    record("console-error", message.text) if message.type == "error" else None
-                ),
-            )
+            page = context.new_page()
+
+            def on_console(message) -> None:  # type: ignore[no-untyped-def]
+                # The browser's own request for /favicon.ico is not the page's.
+                if message.type == "error" and not str(
+                    (message.location or {}).get("url", "")
+                ).endswith("/favicon.ico"):
+                    record("console-error", message.text)
+
+            page.on("console", on_console)
             page.on("pageerror", lambda error: record("page-error", str(error)))
             page.on(
                 "response",
                 lambda response: (
                     record("http-error", f"{response.status} {response.url}")
                     if response.status >= 400
+                    and not response.url.endswith("/favicon.ico")
                     else None
                 ),
             )
-
             for path in paths:
                 name = _page_name(html_dir, path)
-                current["page"] = name
-                url = urljoin(base_url, name)
-                refresh = _parse(path).refresh
-                if refresh is not None:
-                    report.redirects.append(name)
-                    report.problems.extend(
-                        check_links(html_dir, name, url, [urljoin(url, refresh)])
-                    )
+                if _parse(path).refresh is not None:
                     continue
-                report.pages.append(name)
+                current["page"] = name
+                current["requests"] = set()
                 page_started = time.perf_counter()
                 try:
-                    page.goto(url, wait_until="load")
+                    page.emulate_media(color_scheme="light")
+                    page.goto(urljoin(base_url, name), wait_until="load")
                     settled = page.evaluate(_SETTLE_JS, PAGE_TIMEOUT_MS)
                     seen = page.evaluate(_INSPECT_JS)
+                    _content_checks(
+                        html_dir, name, page.url, settled, seen, repository_url, record
+                    )
+                    for scheme in SCHEMES:
+                        where = f"at {viewport.name(scheme)}"
+                        if scheme != "light":
+                            page.emulate_media(color_scheme=scheme)
+                            # The theme follows the system scheme live (its "auto" mode).
+                            page.wait_for_function(
+                                "(s) => !document.documentElement.hasAttribute('data-mode')"
+                                " || document.documentElement.dataset.theme === s",
+                                arg=scheme,
+                            )
+                        layout = page.evaluate(_LAYOUT_JS, {"iconWidth": ICON_WIDTH_PX})
+                        for kind, detail in layout["problems"]:
+                            record(kind, f"{detail} ({where})")
+                        if scheme == "light":
+                            for figure in layout["figures"]:
+                                problem = figure_text_problem(html_dir, figure)
+                                if problem:
+                                    record("figure-text", f"{problem} ({where})")
+                        if shot_dir is not None:
+                            suffix = f"-{viewport.width}" + (
+                                "" if scheme == "light" else "-dark"
+                            )
+                            shot = shot_dir / (
+                                name.removesuffix(".html").replace("/", "-")
+                                + suffix
+                                + ".png"
+                            )
+                            # Chapters whole in light; the first screen otherwise.
+                            page.screenshot(
+                                path=str(shot),
+                                full_page=scheme == "light"
+                                and name.startswith("notebooks/"),
+                                timeout=SCREENSHOT_TIMEOUT_MS,
+                            )
+                            report.screenshots.append(shot)
+                    if layout["hasNav"]:
+                        if name not in report.with_nav:
+                            report.with_nav.append(name)
+                        for kind, detail in check_navigation(page, where):
+                            record(kind, detail)
                 except PlaywrightError as error:
                     record("load-failed", str(error).splitlines()[0])
-                    continue
-
-                if settled["mathjax"] == "failed":
-                    record("mathjax-error", f"MathJax failed: {settled['mathjaxError']}")
-                elif settled["mathjax"] == "missing":
-                    record("mathjax-missing", "the page has math but MathJax never loaded")
-                for message in seen["merrors"]:
-                    record("mathjax-error", f"mjx-merror: {message}")
-                for message in seen["undefinedMacros"]:
-                    record("mathjax-error", f"undefined TeX macro {message}")
-                for snippet in _raw_tex(seen["texts"]):
-                    record("raw-latex", f"visible TeX outside math and code: {snippet}")
-                for snippet in seen["strays"][:3]:
-                    record("raw-latex", f"stray '$' beside typeset math: {snippet.strip()}")
-                for image in seen["images"]:
-                    if image["complete"] and image["width"] == 0:
-                        record("missing-image", f"img src={image['src']!r} did not load")
-                    elif not image["complete"]:
-                        record("missing-image", f"img src={image['src']!r} still loading")
-                report.problems.extend(
-                    check_links(html_dir, name, page.url, seen["hrefs"], set(seen["ids"]))
-                )
-                if name.startswith("notebooks/"):
-                    problem = _colab_problem(name, seen["hrefs"], repository_url)
-                    if problem is not None:
-                        report.problems.append(problem)
-                if shot_dir is not None:
-                    shot = shot_dir / (name.removesuffix(".html").replace("/", "-") + ".png")
-                    page.screenshot(path=str(shot), full_page=True)
-                    report.screenshots.append(shot)
-                # Every page is a reader's first visit (the theme keeps state in localStorage),
-                # so what a page shows does not depend on the pages opened before it.
-                page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+                weight = page_weight(html_dir, current["requests"])  # type: ignore[arg-type]
+                report.weights[name] = max(report.weights.get(name, 0), weight)
+                limit = (weight_limits or {}).get(name, MAX_PAGE_BYTES)
+                if weight > limit:
+                    parts = largest_parts(html_dir, current["requests"])  # type: ignore[arg-type]
+                    record(
+                        "page-weight",
+                        f"first visit at {viewport.width} px: {weight / 1e6:.2f} MB before "
+                        f"figures (limit {limit / 1e6:.2f} MB); largest: "
+                        + ", ".join(
+                            f"{part} {size / 1e3:.0f} kB" for part, size in parts
+                        ),
+                    )
                 # Events (console, failed requests) that arrive while leaving a page belong to it.
                 page.goto("about:blank")
-                report.page_seconds[name] = time.perf_counter() - page_started
+                report.page_seconds[name] = report.page_seconds.get(name, 0.0) + (
+                    time.perf_counter() - page_started
+                )
             context.close()
-    finally:
-        shutil.rmtree(user_data, ignore_errors=True)
+        browser.close()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def page_weight(html_dir: Path, requested: set[str]) -> int:
+    """Bytes of the same-site files a page requested, figures (``_images/``) not counted."""
+    return sum(size for _, size in _parts(html_dir, requested))
+
+
+def largest_parts(
+    html_dir: Path, requested: set[str], count: int = 4
+) -> list[tuple[str, int]]:
+    return sorted(_parts(html_dir, requested), key=lambda item: -item[1])[:count]
+
+
+def _parts(html_dir: Path, requested: set[str]) -> list[tuple[str, int]]:
+    parts = []
+    for url_path in sorted(requested):
+        target = _target_file(html_dir, url_path)
+        if target is None or "_images" in target.relative_to(html_dir.resolve()).parts:
+            continue
+        parts.append((url_path.lstrip("/"), target.stat().st_size))
+    return parts
+
+
+def _content_checks(
+    html_dir: Path,
+    name: str,
+    page_url: str,
+    settled: dict,
+    seen: dict,
+    repository_url: str | None,
+    record,  # type: ignore[no-untyped-def]
+) -> None:
+    """What the page shows wrong whatever the screen: math, raw TeX, images, links, Colab."""
+    if settled["mathjax"] == "failed":
+        record("mathjax-error", f"MathJax failed: {settled['mathjaxError']}")
+    elif settled["mathjax"] == "missing":
+        record("mathjax-missing", "the page has math but MathJax never loaded")
+    for message in seen["merrors"]:
+        record("mathjax-error", f"mjx-merror: {message}")
+    for message in seen["undefinedMacros"]:
+        record("mathjax-error", f"undefined TeX macro {message}")
+    for snippet in _raw_tex(seen["texts"]):
+        record("raw-latex", f"visible TeX outside math and code: {snippet}")
+    for snippet in seen["strays"][:3]:
+        record("raw-latex", f"stray '$' beside typeset math: {snippet.strip()}")
+    for image in seen["images"]:
+        if image["complete"] and image["width"] == 0:
+            record("missing-image", f"img src={image['src']!r} did not load")
+        elif not image["complete"]:
+            record("missing-image", f"img src={image['src']!r} still loading")
+    for problem in check_links(
+        html_dir, name, page_url, seen["hrefs"], set(seen["ids"])
+    ):
+        record(problem.kind, problem.detail)
+    if name.startswith("notebooks/"):
+        problem = _colab_problem(name, seen["hrefs"], repository_url)
+        if problem is not None:
+            record(problem.kind, problem.detail)
+
+
+_SEARCH_JS = """
+async (timeoutMs) => {
+  const deadline = Date.now() + timeoutMs;
+  const done = () => {
+    const summary = document.querySelector("#search-results .search-summary, p.search-summary");
+    return summary && /found|did not match/i.test(summary.textContent);
+  };
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const items = Array.from(document.querySelectorAll("#search-results ul.search li"));
+  const results = [];
+  for (const li of items) {
+    const link = li.querySelector("a");
+    const excerpt = li.querySelector("p.context");
+    let original = null;
+    if (link && typeof Search !== "undefined" && Search.posencOriginalHtmlToText) {
+      const html = await (await fetch(link.href)).text();
+      const anchor = new URL(link.href).hash;
+      original = Search.posencOriginalHtmlToText(html, anchor || undefined);
+    }
+    results.push({
+      page: link ? new URL(link.href).pathname.replace(/^\\//, "") : "",
+      title: link ? link.textContent : "",
+      excerpt: excerpt ? excerpt.textContent : "",
+      original,
+    });
+  }
+  return {finished: done(), results};
+}
+"""
+
+
+def search_book(
+    html_dir: Path | str, query: str, *, chromium: str = DEFAULT_CHROMIUM
+) -> list[dict[str, str | None]]:
+    """Type ``query`` into the book's search page; return its results in order, each with the
+    page, the title, the excerpt shown and the text Sphinx itself would have cut it from
+    (``original``: None unless the book's search patch is present)."""
+    from urllib.parse import quote
+
+    from playwright.sync_api import sync_playwright
+
+    with serve(Path(html_dir).resolve()) as base_url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium, headless=True, args=CHROMIUM_ARGS
+        )
+        page = browser.new_page()
+        page.goto(urljoin(base_url, "search.html?q=" + quote(query)), wait_until="load")
+        found = page.evaluate(_SEARCH_JS, PAGE_TIMEOUT_MS)
+        browser.close()
+    if not found["finished"]:
+        raise TimeoutError(f"query: the search for {query!r} did not finish")
+    return found["results"]
 
 
 def repository_url_from_config(config: Path) -> str | None:
@@ -574,10 +1094,25 @@ def repository_url_from_config(config: Path) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("html_dir", type=Path, help="the built book, e.g. _build/html")
-    parser.add_argument("--screenshots", type=Path, help="folder for full-page screenshots")
+    parser.add_argument(
+        "--screenshots", type=Path, help="folder for full-page screenshots"
+    )
     parser.add_argument("--repository-url", help="repository.url of _config.yml")
-    parser.add_argument("--config", type=Path, help="read --repository-url from this _config.yml")
-    parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="Chromium executable")
+    parser.add_argument(
+        "--config", type=Path, help="read --repository-url from this _config.yml"
+    )
+    parser.add_argument(
+        "--chromium", default=DEFAULT_CHROMIUM, help="Chromium executable"
+    )
+    parser.add_argument(
+        "--page",
+        action="append",
+        dest="pages",
+        help="check only this page (repeatable), e.g. notebooks/05_long_range_decay.html",
+    )
+    parser.add_argument(
+        "--all", action="store_true", help="list every problem (default: 6 a kind)"
+    )
     args = parser.parse_args(argv)
     repository_url = args.repository_url
     if repository_url is None and args.config is not None:
@@ -587,8 +1122,11 @@ def main(argv: list[str] | None = None) -> int:
         screenshots=args.screenshots,
         repository_url=repository_url,
         chromium=args.chromium,
+        pages=args.pages,
     )
-    print(report.summary())
+    print(report.summary(limit=10**9 if args.all else 6))
+    for page, weight in sorted(report.weights.items()):
+        print(f"first visit {weight / 1e6:5.2f} MB before figures: {page}")
     if args.screenshots is not None:
         print(f"{len(report.screenshots)} screenshots in {args.screenshots}")
     return 0 if report.ok else 1

@@ -7,6 +7,7 @@ the book uses, each of which must pass).
 
 from __future__ import annotations
 
+import shutil
 import socket
 import struct
 from pathlib import Path
@@ -34,6 +35,20 @@ EXPECTED = {
     "book/external_request.html": "external-request",
     "book/http_error.html": "http-error",
     "notebooks/01_no_colab.html": "missing-colab-link",
+    "book/overflow_equation.html": "overflow",
+    "book/overflow_table.html": "overflow",
+    "book/overflow_code.html": "overflow",
+    "book/scroll_affordance.html": "scroll-affordance",
+    "book/equation_number.html": "equation-number",
+    "book/nav_menu.html": "nav-menu",
+    "book/nav_contents.html": "nav-contents",
+    "book/sidebar_title.html": "sidebar-title",
+    "book/top_bar.html": "top-bar",
+    "book/figure_caption.html": "figure-caption",
+    "book/figure_text.html": "figure-text",
+    "book/figure_raster.html": "figure-text",
+    "book/figure_png_text.html": "figure-text",
+    "book/page_weight.html": "page-weight",
 }
 
 # Problems a defect brings with it, besides its own kind (the browser logs a failed load).
@@ -47,7 +62,9 @@ ALSO_ALLOWED = {
 
 @pytest.fixture(scope="module")
 def broken_report(chromium: str, broken_site: Path) -> html_checker.Report:
-    return html_checker.check_site(broken_site, repository_url=REPOSITORY_URL, chromium=chromium)
+    return html_checker.check_site(
+        broken_site, repository_url=REPOSITORY_URL, chromium=chromium
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,14 +86,20 @@ def test_broken_fixture_has_a_page_for_every_kind() -> None:
 
 
 @pytest.mark.parametrize("page", sorted(EXPECTED))
-def test_checker_reports_each_defect(broken_report: html_checker.Report, page: str) -> None:
+def test_checker_reports_each_defect(
+    broken_report: html_checker.Report, page: str
+) -> None:
     kinds = broken_report.kinds(page)
     assert EXPECTED[page] in kinds, broken_report.summary()
     # ... and nothing unrelated: each page carries one defect.
-    assert kinds <= {EXPECTED[page]} | ALSO_ALLOWED.get(page, set()), broken_report.summary()
+    assert kinds <= {EXPECTED[page]} | ALSO_ALLOWED.get(page, set()), (
+        broken_report.summary()
+    )
 
 
-def test_checker_fails_on_the_broken_fixture(broken_report: html_checker.Report) -> None:
+def test_checker_fails_on_the_broken_fixture(
+    broken_report: html_checker.Report,
+) -> None:
     assert not broken_report.ok
     assert broken_report.redirects == ["index.html"]
     assert len(broken_report.pages) == len(EXPECTED) - 1
@@ -90,24 +113,65 @@ def test_details_name_the_culprit(broken_report: html_checker.Report) -> None:
     assert "https://cdn.example.org/theme.css" in details
     assert "no-such-figure.png" in details
     assert "notebooks/01_no_colab.ipynb" in details
+    assert "cut off by div (overflow-x: hidden, no scrolling)" in details  # the table
+    assert "no scroll box of its own" in details  # the equation and the code
+    assert "(1.1) covers" in details
+    assert "smallest text 5.0 px" in details  # the SVG
+    assert "smallest text 8.8 px as shown (7 pt at 180 dpi" in details  # the PNG
+    assert (
+        "PNG figure (320x160 px shown at 1.00x) without the book style's record"
+        in details
+    )
+    assert "_static/heavy.js 1600 kB" in details
 
 
 def test_checker_passes_the_good_fixture(good_report: html_checker.Report) -> None:
     assert good_report.ok, good_report.summary()
     assert good_report.pages == ["book/intro.html", "notebooks/01_good.html"]
+    assert (
+        good_report.with_nav == good_report.pages
+    )  # the navigation checks ran on both
 
 
-def test_screenshots_are_full_page_pngs(good_report: html_checker.Report) -> None:
+def test_the_book_css_is_what_makes_the_good_fixture_pass(
+    chromium: str, good_site: Path, tmp_path: Path
+) -> None:
+    # The good fixture's wide equation, table and code lines are wider than a phone's column:
+    # they pass because _static/posenc.css gives them scroll boxes (posenc.js the fade).
+    bare = tmp_path / "bare"
+    shutil.copytree(good_site, bare, symlinks=True)
+    (bare / "_static" / "posenc.css").write_text("")
+    report = html_checker.check_site(
+        bare,
+        repository_url=REPOSITORY_URL,
+        chromium=chromium,
+        pages=["book/intro.html"],
+        viewports=(html_checker.PHONE,),
+    )
+    details = "\n".join(p.detail for p in report.problems if p.kind == "overflow")
+    for culprit in ("display equation", "table", "code block"):
+        assert culprit in details, report.summary()
+
+
+def test_screenshots_at_both_widths(good_report: html_checker.Report) -> None:
     names = sorted(path.name for path in good_report.screenshots)
-    assert names == ["book-intro.png", "notebooks-01_good.png"]
+    assert names == sorted(
+        f"{page}-{width}{dark}.png"
+        for page in ("book-intro", "notebooks-01_good")
+        for width in (390, 1400)
+        for dark in ("", "-dark")
+    )
     for path in good_report.screenshots:
         header = path.read_bytes()[:24]
         assert header[:8] == b"\x89PNG\r\n\x1a\n"
         width, height = struct.unpack(">II", header[16:24])
-        assert width == 1280 and height >= 100
+        assert width in (390, 1400) and height >= 100
+        assert str(width) in path.name
 
 
-def test_colab_link_must_name_the_configured_repository(chromium: str, good_site: Path) -> None:
+def test_colab_link_must_name_the_configured_repository(
+    chromium: str, good_site: Path
+) -> None:
     report = html_checker.check_site(
         good_site,
         repository_url="https://github.com/someone-else/fork",
@@ -118,26 +182,109 @@ def test_colab_link_must_name_the_configured_repository(chromium: str, good_site
     assert "someone-else/fork" in report.problems[0].detail
 
 
-def test_command_line_exit_status(chromium: str, good_site: Path, broken_site: Path) -> None:
+def test_command_line_exit_status(
+    chromium: str, good_site: Path, broken_site: Path
+) -> None:
     common = ["--repository-url", REPOSITORY_URL, "--chromium", chromium]
-    assert html_checker.main([str(good_site), *common]) == 0
-    assert html_checker.main([str(broken_site), *common]) == 1
+    assert (
+        html_checker.main([str(good_site), *common, "--page", "book/intro.html"]) == 0
+    )
+    assert (
+        html_checker.main([str(broken_site), *common, "--page", "book/raw_latex.html"])
+        == 1
+    )
+
+
+# ---- figure text, measured from the SVG (no browser)
+
+MATPLOTLIB_TEXT = """<svg xmlns="http://www.w3.org/2000/svg" width="432pt" height="216pt"
+ viewBox="0 0 432 216"><g id="axes"><text style="font-size: 11px; font-family: 'DejaVu Sans'"
+ x="1" y="2">position</text><text style="font: 8px 'DejaVu Sans'" x="1" y="2">0</text>
+ <text style="font-size: 4px"> </text></g></svg>"""
+MATPLOTLIB_PATHS = """<svg xmlns="http://www.w3.org/2000/svg"
+ xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 200 100"><defs><path id="g30" d=""/>
+ </defs><g transform="translate(23.4 142.7) scale(0.1 -0.1)"><use xlink:href="#g30"/></g>
+ <g transform="translate(73.8 159.8) scale(0.14 -0.14)"><use xlink:href="#g30"/></g></svg>"""
+
+
+def test_svg_text_sizes_read_both_matplotlib_text_modes() -> None:
+    assert html_checker.svg_text_sizes(MATPLOTLIB_TEXT) == (
+        432.0,
+        [11.0, 8.0],
+    )  # blank skipped
+    width, sizes = html_checker.svg_text_sizes(MATPLOTLIB_PATHS)
+    assert width == 200.0 and sizes == pytest.approx([10.0, 14.0])
+
+
+def test_figure_text_threshold(tmp_path: Path) -> None:
+    (tmp_path / "f.svg").write_text(MATPLOTLIB_TEXT)
+    figure = {
+        "src": "http://127.0.0.1:1/f.svg",
+        "naturalWidth": 576,
+        "naturalHeight": 288,
+    }
+    figure["where"] = "img 'f.svg'"
+    # 8 user units shown at 432 px of 432 units: 8 px, below 9.
+    found = html_checker.figure_text_problem(tmp_path, {**figure, "shownWidth": 432})
+    assert found is not None and "smallest text 8.0 px" in found
+    # Shown at 576 px: 8 * 576 / 432 = 10.7 px.
+    assert (
+        html_checker.figure_text_problem(tmp_path, {**figure, "shownWidth": 576})
+        is None
+    )
+    (tmp_path / "f.jpg").write_bytes(b"")
+    raster = html_checker.figure_text_problem(
+        tmp_path, {**figure, "src": "http://127.0.0.1:1/f.jpg", "shownWidth": 288}
+    )
+    assert raster is not None and "raster figure (576x288 px shown at 0.50x)" in raster
+
+
+def test_figure_text_of_the_books_png_format(tmp_path: Path) -> None:
+    from conftest import png
+
+    figure = {
+        "src": "http://127.0.0.1:1/f.png",
+        "naturalWidth": 936,
+        "naturalHeight": 576,
+    }
+    figure["where"] = "img 'f.png'"
+    (tmp_path / "f.png").write_bytes(png(936, 576, dpi=180, min_text_pt="10"))
+    # 10 pt at 180 dpi = 25 image px; shown at 468 of 936 px: 12.5 px; at 342 px: 9.1 px.
+    assert (
+        html_checker.figure_text_problem(tmp_path, {**figure, "shownWidth": 342})
+        is None
+    )
+    found = html_checker.figure_text_problem(tmp_path, {**figure, "shownWidth": 300})
+    assert found is not None and "smallest text 8.0 px" in found
+    (tmp_path / "f.png").write_bytes(png(936, 576, dpi=180))
+    found = html_checker.figure_text_problem(tmp_path, {**figure, "shownWidth": 468})
+    assert found is not None and "without the book style's record" in found
 
 
 # ---- the parts that need no browser
 
 
 def test_find_pages_skips_assets(tmp_path: Path) -> None:
-    for name in ["a.html", "book/b.html", "_static/t.html", "_sources/c.html", "mathjax/x.html"]:
+    for name in [
+        "a.html",
+        "book/b.html",
+        "_static/t.html",
+        "_sources/c.html",
+        "mathjax/x.html",
+    ]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("<p>x</p>")
-    found = [p.relative_to(tmp_path).as_posix() for p in html_checker.find_pages(tmp_path)]
+    found = [
+        p.relative_to(tmp_path).as_posix() for p in html_checker.find_pages(tmp_path)
+    ]
     assert found == ["a.html", "book/b.html"]
 
 
 def test_check_links_static(tmp_path: Path) -> None:
     (tmp_path / "book").mkdir()
-    (tmp_path / "book" / "index.html").write_text('<h1 id="start">x</h1><a name="old">y</a>')
+    (tmp_path / "book" / "index.html").write_text(
+        '<h1 id="start">x</h1><a name="old">y</a>'
+    )
     (tmp_path / "book" / "page.html").write_text('<p id="here">x</p>')
     base = "http://127.0.0.1:1/"
     page = base + "book/page.html"
@@ -152,7 +299,9 @@ def test_check_links_static(tmp_path: Path) -> None:
         base + "book/index.html#nope",
         base + "../../etc/passwd",  # outside the served folder
     ]
-    problems = html_checker.check_links(tmp_path, "book/page.html", page, hrefs, {"live"})
+    problems = html_checker.check_links(
+        tmp_path, "book/page.html", page, hrefs, {"live"}
+    )
     found = sorted((p.kind, p.detail) for p in problems)
     assert found == [
         ("broken-anchor", "/book/index.html#nope: no id 'nope'"),

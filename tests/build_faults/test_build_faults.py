@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv"
-MATHJAX = "_extra/mathjax/es5/tex-mml-chtml.js"
+MATHJAX = "_extra/mathjax/es5/startup.js"  # the Makefile's $(MATHJAX)
 #: What the minimal book takes from the project (copied with their modification times, so that
 #: make sees the environment and the MathJax copy as up to date).
 COPIED = [
@@ -27,6 +27,8 @@ COPIED = [
     "package-lock.json",
     "pyproject.toml",
     "requirements/lock.txt",
+    "requirements/conventions.txt",
+    "requirements/browser.txt",
     "references.bib",
     "scripts/check_outputs.py",
     "tests/book_checks",
@@ -37,7 +39,9 @@ LABEL = "(fault-chapter)=\n"
 
 def chapter(label: str = LABEL, outputs: list | None = None) -> dict:
     markdown = f"{label}# A chapter\n\nEuler: $e^{{i\\theta}} = \\cos\\theta + i \\sin\\theta$.\n"
-    code_outputs = outputs or [{"output_type": "stream", "name": "stdout", "text": "ok\n"}]
+    code_outputs = outputs or [
+        {"output_type": "stream", "name": "stdout", "text": "ok\n"}
+    ]
     return {
         "cells": [
             {"cell_type": "markdown", "metadata": {}, "source": markdown},
@@ -62,7 +66,9 @@ def book(tmp_path):
         source, target = ROOT / name, tmp_path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                source, target, ignore=shutil.ignore_patterns("__pycache__")
+            )
         else:
             shutil.copy2(source, target)
     (tmp_path / "_extra").symlink_to(ROOT / "_extra")
@@ -98,7 +104,9 @@ def test_a_stored_error_output_fails_book_and_check_book(book):
              "traceback": ["ZeroDivisionError: division by zero"]}  # fmt: skip
     write_chapter(book, chapter(outputs=[error]))
     for target in ("book", "book", "check-book"):
-        assert_fails(make(book, target), "stored error: 'ZeroDivisionError: division by zero'")
+        assert_fails(
+            make(book, target), "stored error: 'ZeroDivisionError: division by zero'"
+        )
     assert not (book / "_build" / "html" / "notebooks" / "01_chapter.html").exists()
 
 

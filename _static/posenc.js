@@ -1,0 +1,167 @@
+/* The book's page behaviour on top of sphinx-book-theme (see _ext/posenc_theme.py).
+
+   1. Navigation. pydata-sphinx-theme 0.17 binds its sidebar handlers to the first
+      `.primary-toggle` / `.secondary-toggle` in the page, which is a hidden button of its own
+      top bar, so the visible buttons of sphinx-book-theme's article header do nothing
+      (pydata-sphinx-theme #2451, sphinx-book-theme #988, #999). Here the visible buttons get
+      the theme's own behaviour: where the sidebar is a drawer (narrow screens), open it as the
+      theme's modal dialog; where it sits beside the text (wide screens), collapse it.
+   2. Scroll affordance: boxes that scroll sideways get classes that fade their hidden side.
+   3. Search excerpts: math is dropped from the text the excerpt is cut from (it would show as
+      raw TeX: the excerpt is plain text).
+*/
+(() => {
+  "use strict";
+
+  const ready = (callback) => {
+    if (document.readyState !== "loading") callback();
+    else document.addEventListener("DOMContentLoaded", callback);
+  };
+
+  // ---- 1. Navigation -------------------------------------------------------------------------
+
+  // Move the sidebar's content and classes into its dialog (or back), as the theme does.
+  const moveInto = (from, to) => {
+    Array.from(from.childNodes).forEach((node) => to.appendChild(node));
+    Array.from(from.classList).forEach((name) => {
+      from.classList.remove(name);
+      to.classList.add(name);
+    });
+  };
+
+  // A sidebar is a drawer when the theme's CSS takes it out of the flow (position: fixed).
+  const isDrawer = (sidebar) => getComputedStyle(sidebar).position === "fixed";
+
+  const wireToggle = (button, sidebar, dialog) => {
+    if (!button || !sidebar || !dialog) return;
+    button.setAttribute("aria-controls", sidebar.id);
+    button.addEventListener(
+      "click",
+      (event) => {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        button.blur();
+        if (dialog.open) {
+          dialog.close();
+        } else if (isDrawer(sidebar)) {
+          moveInto(sidebar, dialog);
+          dialog.showModal();
+          button.setAttribute("aria-expanded", "true");
+        } else {
+          const collapsed = sidebar.classList.toggle("posenc-collapsed");
+          button.setAttribute("aria-expanded", String(!collapsed));
+        }
+      },
+      true,
+    );
+    dialog.addEventListener("close", () => {
+      moveInto(dialog, sidebar);
+      button.setAttribute("aria-expanded", "false");
+      button.focus({ preventScroll: true });
+    });
+    // A tap on the backdrop (outside the dialog's box) closes it; so does a followed link.
+    dialog.addEventListener("click", (event) => {
+      const box = dialog.getBoundingClientRect();
+      const outside =
+        event.clientX < box.left ||
+        event.clientX > box.right ||
+        event.clientY < box.top ||
+        event.clientY > box.bottom;
+      if (outside || event.target.closest("a[href]")) dialog.close();
+    });
+  };
+
+  // The theme scrolls the sidebar so that the current chapter sits a quarter down whenever it
+  // lies below mid-screen, even when the whole list fits; undo that when the current chapter is
+  // in view unscrolled, so the title and search box are not scrolled away for nothing.
+  ready(() => {
+    const sidebar = document.getElementById("pst-primary-sidebar");
+    const active = sidebar && Array.from(sidebar.querySelectorAll(".bd-docs-nav .active")).pop();
+    if (!active || sidebar.scrollTop === 0) return;
+    const bottom =
+      active.getBoundingClientRect().bottom - sidebar.getBoundingClientRect().top + sidebar.scrollTop;
+    if (bottom <= sidebar.clientHeight) sidebar.scrollTop = 0;
+  });
+
+  ready(() => {
+    const header = document.querySelector(".bd-header-article");
+    if (!header) return;
+    wireToggle(
+      header.querySelector(".primary-toggle"),
+      document.getElementById("pst-primary-sidebar"),
+      document.getElementById("pst-primary-sidebar-modal"),
+    );
+    wireToggle(
+      header.querySelector(".secondary-toggle"),
+      document.getElementById("pst-secondary-sidebar"),
+      document.getElementById("pst-secondary-sidebar-modal"),
+    );
+  });
+
+  // ---- 2. Scroll affordance ------------------------------------------------------------------
+
+  const SCROLLERS = [
+    "div.math > mjx-container",
+    "span.math",
+    ".pst-scrollable-table-container",
+    ".table-wrapper",
+    "table.indextable",
+    "div.highlight pre",
+    ".cell_output .output",
+  ].join(", ");
+
+  // Overhangs of a few pixels (an italic letter's tail) are not worth a scroll bar.
+  const SLACK = 3;
+  const markScroll = (box) => {
+    const scrolls = box.scrollWidth > box.clientWidth + SLACK;
+    box.classList.toggle("posenc-scrolls", scrolls);
+    box.classList.toggle("posenc-more-left", scrolls && box.scrollLeft > SLACK);
+    box.classList.toggle(
+      "posenc-more-right",
+      scrolls && box.scrollLeft + box.clientWidth < box.scrollWidth - SLACK,
+    );
+  };
+
+  const markAll = () => {
+    document.querySelectorAll(SCROLLERS).forEach((box) => {
+      if (!box.dataset.posencWatched) {
+        box.dataset.posencWatched = "1";
+        box.addEventListener("scroll", () => markScroll(box), { passive: true });
+      }
+      markScroll(box);
+    });
+  };
+
+  let pending = null;
+  const markSoon = () => {
+    clearTimeout(pending);
+    pending = setTimeout(markAll, 150);
+  };
+
+  ready(() => {
+    markAll();
+    window.addEventListener("resize", markSoon);
+    // MathJax replaces the TeX with its boxes after load: mark again once it has typeset.
+    const mathjax = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+    if (mathjax) mathjax.then(markAll);
+    else window.addEventListener("load", markAll);
+  });
+
+  // ---- 3. Search excerpts without raw TeX ------------------------------------------------------
+
+  const patchSearch = () => {
+    if (typeof Search === "undefined" || Search.posencPatched) return;
+    const original = Search.htmlToText;
+    Search.htmlToText = (htmlString, anchor) => {
+      const doc = new DOMParser().parseFromString(htmlString, "text/html");
+      doc.querySelectorAll(".math, mjx-container, .MathJax").forEach((el) => {
+        el.replaceWith(doc.createTextNode("…"));
+      });
+      return original(doc.documentElement.outerHTML, anchor);
+    };
+    Search.posencPatched = true;
+    Search.posencOriginalHtmlToText = original; // for tests/browser: what Sphinx would show
+  };
+  patchSearch();
+  ready(patchSearch);
+})();

@@ -1,0 +1,210 @@
+// The layout checks of html_checker.py, run in the page once MathJax has typeset it.
+// Returns [[kind, detail], ...] for what a reader at this viewport sees broken, and the
+// figures to measure from Python: [{src, shownWidth, naturalWidth, naturalHeight, where}].
+//
+// Kinds: "overflow", "equation-number", "scroll-affordance", "sidebar-title", "top-bar",
+// "figure-caption". The navigation checks need real taps and are driven from Python.
+async (options) => {
+  await document.fonts.ready;
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+
+  const problems = [];
+  const add = (kind, detail) => problems.push([kind, detail]);
+  const slack = 1; // px: sub-pixel rounding
+  const overhang = 3; // px of an italic letter's tail: not worth a scroll bar (posenc.js)
+
+  const article =
+    document.querySelector(".bd-article") || document.querySelector("main") || document.body;
+  const viewportWidth = document.documentElement.clientWidth;
+  const column = (() => {
+    const box = article.getBoundingClientRect();
+    return { left: Math.max(box.left, 0), right: Math.min(box.right, viewportWidth) };
+  })();
+  const columnWidth = Math.round(column.right - column.left);
+
+  const style = (el) => getComputedStyle(el);
+  const shown = (el) => {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return false;
+    const s = style(el);
+    return s.visibility !== "hidden" && s.display !== "none";
+  };
+  const clipsX = (el) => style(el).overflowX !== "visible";
+  const clipsY = (el) => style(el).overflowY !== "visible";
+  const scrollsX = (el) => ["auto", "scroll"].includes(style(el).overflowX);
+  const tag = (el) => {
+    const classes = Array.from(el.classList).slice(0, 2).join(".");
+    return el.tagName.toLowerCase() + (classes ? "." + classes : "");
+  };
+  // Where the element is, in words a chapter owner can search for: the nearest id (a section,
+  // an equation, a figure) and the start of its text.
+  const where = (el) => {
+    let anchor = el;
+    while (anchor && !anchor.id) anchor = anchor.parentElement;
+    const text = (el.getAttribute("src") || el.textContent || "").replace(/\s+/g, " ").trim();
+    const place = anchor ? ` in #${anchor.id}` : "";
+    return `${tag(el)}${place} '${text.slice(0, 50)}${text.length > 50 ? "…" : ""}'`;
+  };
+
+  // ---- Wider than the column without a scroll box of its own ---------------------------------
+  // An element's content is fine when all of it lies inside the column, or when the nearest box
+  // that clips it (itself or an ancestor) scrolls sideways and that box fits the column. Content
+  // clipped by a box that does not scroll is cut; content that nothing clips spills over.
+  const scrollBoxes = new Set();
+  const hiddenContent = (el) => {
+    const box = el.getBoundingClientRect();
+    // A formula's ink is its mjx-math box (MathJax's hidden MathML for screen readers may be
+    // wider and is not seen).
+    const ink = el.tagName === "MJX-CONTAINER" && el.querySelector("mjx-math");
+    const contentRight = ink
+      ? Math.max(ink.getBoundingClientRect().right, box.right)
+      : box.left + Math.max(el.scrollWidth, box.width);
+    for (let node = el; node && node !== document.documentElement; node = node.parentElement) {
+      if (clipsX(node)) {
+        const frame = node.getBoundingClientRect();
+        const right = node === el ? contentRight : Math.max(contentRight, box.right);
+        if (right > frame.right + overhang || box.left < frame.left - slack) {
+          if (!scrollsX(node)) {
+            return `cut off by ${tag(node)} (overflow-x: ${style(node).overflowX}, no scrolling)`;
+          }
+          if (frame.right > column.right + slack || frame.left < column.left - slack) {
+            return `its scroll box ${tag(node)} is ${Math.round(frame.width)} px wide in a ${columnWidth} px column`;
+          }
+          scrollBoxes.add(node);
+          return null;
+        }
+      }
+      if (node === article) break;
+    }
+    if (contentRight > column.right + overhang || box.left < column.left - slack) {
+      return `${Math.round(contentRight - box.left)} px wide in a ${columnWidth} px column, with no scroll box of its own`;
+    }
+    return null;
+  };
+  const candidates = [
+    ["display equation", 'mjx-container[display="true"]'],
+    ["inline math", "mjx-container:not([display])"],
+    ["table", "table"],
+    ["code block", "pre"],
+    ["image", "img"],
+  ];
+  for (const [what, selector] of candidates) {
+    for (const el of article.querySelectorAll(selector)) {
+      if (!shown(el)) continue;
+      const reason = hiddenContent(el);
+      if (reason) add("overflow", `${what} ${where(el)}: ${reason}`);
+    }
+  }
+  const page = document.scrollingElement;
+  if (page.scrollWidth > window.innerWidth + slack) {
+    add(
+      "overflow",
+      `the page scrolls sideways: ${page.scrollWidth} px of content on a ${window.innerWidth} px screen`,
+    );
+  }
+
+  // ---- A visible affordance on every box that scrolls sideways -------------------------------
+  // Where content is hidden at a box's side, that side fades out (mask-image, posenc.css).
+  for (const node of article.querySelectorAll("*")) {
+    if (node.scrollWidth > node.clientWidth + overhang && scrollsX(node) && shown(node)) {
+      scrollBoxes.add(node);
+    }
+  }
+  for (const node of scrollBoxes) {
+    const hiddenRight = node.scrollLeft + node.clientWidth < node.scrollWidth - overhang;
+    const mask = style(node).maskImage || style(node).webkitMaskImage || "none";
+    if (hiddenRight && mask === "none") {
+      add(
+        "scroll-affordance",
+        `${where(node)} scrolls (${node.scrollWidth} px in ${node.clientWidth} px) with nothing showing that it does`,
+      );
+    }
+  }
+
+  // ---- Equation numbers never over their equation ---------------------------------------------
+  const intersect = (a, b) => ({
+    left: Math.max(a.left, b.left),
+    right: Math.min(a.right, b.right),
+    top: Math.max(a.top, b.top),
+    bottom: Math.min(a.bottom, b.bottom),
+  });
+  for (const div of article.querySelectorAll("div.math")) {
+    const number = div.querySelector(":scope > .eqno");
+    const math = div.querySelector("mjx-math");
+    const container = div.querySelector("mjx-container");
+    if (!number || !math || !shown(number)) continue;
+    let ink = math.getBoundingClientRect();
+    for (let node = math.parentElement; node && node !== div.parentElement; node = node.parentElement) {
+      if (clipsX(node)) ink = intersect(ink, node.getBoundingClientRect());
+    }
+    const overlap = intersect(ink, number.getBoundingClientRect());
+    if (overlap.right - overlap.left > slack && overlap.bottom - overlap.top > slack) {
+      add(
+        "equation-number",
+        `${number.textContent.trim()} covers ${Math.round(overlap.right - overlap.left)} px of its equation ${where(container || div)}`,
+      );
+    }
+  }
+
+  // ---- The sidebar title is whole --------------------------------------------------------------
+  const sidebar = document.querySelector("#pst-primary-sidebar, .bd-sidebar-primary");
+  const title =
+    sidebar && (sidebar.querySelector(".logo__title") || sidebar.querySelector(".navbar-brand"));
+  if (title && shown(sidebar) && shown(title)) {
+    const box = title.getBoundingClientRect();
+    for (let node = title.parentElement; node; node = node.parentElement) {
+      if (clipsY(node) || clipsX(node)) {
+        const frame = node.getBoundingClientRect();
+        if (box.top < frame.top - slack || box.bottom > frame.bottom + slack) {
+          add(
+            "sidebar-title",
+            `'${title.textContent.trim()}' is cut by ${tag(node)}: ${Math.round(frame.top - box.top)} px hidden above, ${Math.round(box.bottom - frame.bottom)} px below`,
+          );
+          break;
+        }
+      }
+      if (node === sidebar) break;
+    }
+    const x = (box.left + box.right) / 2;
+    for (const y of [box.top + 4, box.bottom - 4]) {
+      const hit = document.elementFromPoint(x, y);
+      if (y > 0 && y < window.innerHeight && hit && !title.contains(hit) && !hit.contains(title)) {
+        add("sidebar-title", `'${title.textContent.trim()}' is covered by ${tag(hit)}`);
+        break;
+      }
+    }
+  }
+
+  // ---- No top bar that holds nothing but search ------------------------------------------------
+  const header = document.querySelector("#pst-header, header.bd-header");
+  if (header && shown(header)) {
+    const useful = Array.from(header.querySelectorAll("a, button, input, img, p, nav")).filter(
+      (el) => shown(el) && !el.closest(".search-button__button, .search-button-field, .sidebar-toggle"),
+    );
+    if (!useful.length) {
+      add(
+        "top-bar",
+        `a ${Math.round(header.getBoundingClientRect().height)} px top bar holds nothing but search and toggles`,
+      );
+    }
+  }
+
+  // ---- Figures: numbered captions; sizes measured from Python ----------------------------------
+  const figures = [];
+  for (const img of article.querySelectorAll("img")) {
+    if (img.closest(".bd-header-article, button, .btn, nav") || !shown(img)) continue;
+    if (img.getBoundingClientRect().width < options.iconWidth) continue; // an icon, not a figure
+    const figure = img.closest("figure");
+    if (!figure || !figure.querySelector("figcaption .caption-number")) {
+      add("figure-caption", `${where(img)} has no numbered caption`);
+    }
+    figures.push({
+      src: img.currentSrc || img.src,
+      shownWidth: img.getBoundingClientRect().width,
+      naturalWidth: img.naturalWidth,
+      naturalHeight: img.naturalHeight,
+      where: where(figure || img),
+    });
+  }
+  return { problems, figures, hasNav: !!document.querySelector(".bd-docs-nav") };
+}
