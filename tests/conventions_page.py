@@ -33,6 +33,9 @@ U32 = 2.0**-24
 #: Differences below this print as "< 1e-07": one float32 unit at 1 is 1.19e-7.
 FLOOR = 1e-7
 
+#: How far a measured maximum may sit from the printed one (the page says so).
+RELATIVE = 0.1
+
 #: Column names of the page's tables.
 COLUMNS = ("implementation", "source", "posenc_lib call", "max abs difference", "cause")
 
@@ -87,10 +90,16 @@ def evaluate_call(name: str, namespace: dict) -> object:
 def check_page(name: str, measured: float) -> None:
     """The page prints ``fmt_difference(measured)`` for row ``name``."""
     printed = page_rows()[name]["max abs difference"]
-    assert printed == fmt_difference(measured), (
+    message = (
         f"book/conventions.md prints {printed!r} for {name!r}, the test measured "
         f"{measured:.3e} ({fmt_difference(measured)!r})"
     )
+    if printed.startswith("<") or fmt_difference(measured).startswith("<"):
+        assert printed == fmt_difference(measured), message
+    else:
+        # The maximum's second digit depends on how this machine's float32 sin, cos and exp
+        # round (numpy's and torch's SIMD loops differ): the page states it to +-RELATIVE.
+        assert abs(measured - float(printed)) <= RELATIVE * float(printed), message
 
 
 def exact_angles(positions, theta) -> np.ndarray:
