@@ -1,0 +1,56 @@
+"""The numbers the notation page states about the two exponent spacings and the longest
+wavelength, recomputed with the library (issue 13).
+
+The page once said the spacings "differ by less than one part in d/2 in the exponent" (the
+maximum is exactly 2/d, so "less than" is false) and that the longest wavelength is "just
+under 2 pi b" (it is 0.1 x 2 pi b at d = 8). These tests fail on either old statement.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import posenc_lib as pe
+
+NOTATION = Path(__file__).resolve().parents[1] / "book" / "notation.md"
+BASE = 10_000.0
+
+
+def exponents(dim: int, spacing: str) -> np.ndarray:
+    """e_i with theta_i = b^(-e_i), read back from the library's frequencies."""
+    return -np.log(pe.frequencies(dim, base=BASE, spacing=spacing)) / math.log(BASE)
+
+
+@pytest.mark.parametrize("dim", [4, 8, 64, 512, 4096])
+def test_the_spacings_exponents_differ_by_at_most_exactly_2_over_d(dim: int) -> None:
+    gap = np.abs(exponents(dim, "2i/d") - exponents(dim, "i/(d/2-1)"))
+    i = np.arange(dim // 2)
+    # independent route: the closed form 4i/(d(d-2)) of the difference
+    assert np.allclose(gap, 4 * i / (dim * (dim - 2)), rtol=0, atol=1e-13)
+    assert math.isclose(gap.max(), 2 / dim, rel_tol=1e-12)
+    assert int(np.argmax(gap)) == dim // 2 - 1  # at the last pair
+    # the old wording, "less than one part in d/2" (< 2/d), fails: the maximum is 2/d itself
+    assert not gap.max() < 2 / dim - 1e-12
+
+
+@pytest.mark.parametrize(("dim", "factor"), [(512, 0.9647), (64, 0.7499), (8, 0.1)])
+def test_longest_wavelength_as_a_fraction_of_2_pi_b(dim: int, factor: float) -> None:
+    longest = pe.wavelengths(dim, base=BASE)[-1]
+    ratio = longest / (2 * math.pi * BASE)
+    assert math.isclose(ratio, BASE ** (-2 / dim), rel_tol=1e-12)
+    assert abs(ratio - factor) < 5e-5
+    # tensor2tensor's spacing reaches 2 pi b exactly
+    t2t = pe.wavelengths(dim, base=BASE, spacing="i/(d/2-1)")[-1]
+    assert math.isclose(t2t, 2 * math.pi * BASE, rel_tol=1e-12)
+
+
+def test_the_notation_page_states_these_numbers_and_not_the_old_ones() -> None:
+    text = " ".join(NOTATION.read_text(encoding="utf-8").split())
+    for number in ("$0.9647$", "$0.7499$", "$0.1$", "exactly $2/d$"):
+        assert number in text, number
+    assert "one part in" not in text
+    assert "just under" not in text

@@ -1,0 +1,141 @@
+"""What the book says about its source texts, checked against the texts themselves (issue 13).
+
+- Chapter 1 quotes four source texts calling attention permutation-invariant (置换不变); each
+  quotation must occur verbatim in its source, and the fifth source must not use the word.
+- The appendix's coverage tables must list every section heading of every source text.
+
+The source texts are not shipped with the book. The tests look for them in ``$POSENC_SEEDS``,
+then in ``shared/seeds`` beside or above the repository, and skip when none is found. The part
+that needs only the book (the appendix has one coverage table per source) always runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER1 = ROOT / "notebooks" / "01_why_position.ipynb"
+APPENDIX = ROOT / "notebooks" / "90_claims_checked.ipynb"
+# bibliography key -> file-name prefix of the source text in the course's seed folder
+SOURCE_FILES = {
+    "seed_extension": "000",  # Su's post with the anonymous expansion
+    "seed_explainer2024": "001",
+    "seed_notes": "002",
+    "seed_qa": "003",
+    "seed_textbook": "004",
+}
+
+
+def _seed_dir() -> Path | None:
+    candidates = [os.environ.get("POSENC_SEEDS")]
+    candidates += [str(parent / "shared" / "seeds") for parent in (ROOT, *ROOT.parents)]
+    for candidate in candidates:
+        if (
+            candidate
+            and Path(candidate).is_dir()
+            and any(Path(candidate).glob("00*.txt"))
+        ):
+            return Path(candidate)
+    return None
+
+
+SEEDS = _seed_dir()
+needs_seeds = pytest.mark.skipif(
+    SEEDS is None, reason="the source texts (shared/seeds) are not available here"
+)
+
+
+def _source(key: str) -> str:
+    assert SEEDS is not None
+    (path,) = sorted(SEEDS.glob(f"{SOURCE_FILES[key]}_*.txt"))
+    return path.read_text(encoding="utf-8")
+
+
+def _cells(path: Path, kind: str) -> list[str]:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == kind]
+
+
+def _chapter1_quotes() -> dict[str, str]:
+    (cell,) = [c for c in _cells(CHAPTER1, "code") if "SOURCE_QUOTES = {" in c]
+    for node in ast.parse(cell).body:
+        if isinstance(node, ast.Assign) and node.targets[0].id == "SOURCE_QUOTES":
+            return ast.literal_eval(node.value)
+    raise AssertionError("SOURCE_QUOTES not found in chapter 1")
+
+
+def headings(text: str, numbered: bool) -> list[str]:
+    """Section headings of a source text: markdown headings outside code fences, or, for the
+    question-and-answer post (plain text), its numbered sections "N. title"."""
+    found, fence = [], False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        if numbered:
+            match = re.match(r"^(\d+\. \S.*)$", line)
+        else:
+            match = re.match(r"^#{1,6}\s*(.*?)\s*#?\s*$", line)
+        if match:
+            found.append(match.group(1).replace("**", "").strip())
+    return found
+
+
+def _coverage_rows() -> set[str]:
+    text = "\n".join(_cells(APPENDIX, "markdown"))
+    start = text.index("(claims-coverage)=")
+    rows = set()
+    for line in text[start:].splitlines():
+        if line.startswith("| ") and not line.startswith("| section"):
+            rows.add(line.split(" | ")[0][2:].strip())
+    return rows
+
+
+def test_the_appendix_has_one_coverage_table_per_source() -> None:
+    text = "\n".join(_cells(APPENDIX, "markdown"))
+    coverage = text[text.index("(claims-coverage)=") :]
+    assert (
+        coverage.count("| section | what it claims | where the book checks it |")
+        == 4 + 1
+    )
+    for key in SOURCE_FILES:
+        assert f"{{cite}}`{key}" in coverage or key in coverage, key
+
+
+@needs_seeds
+def test_each_quotation_occurs_verbatim_in_its_source() -> None:
+    quotes = _chapter1_quotes()
+    assert len(quotes) == 4
+    for key, quote in quotes.items():
+        assert quote in _source(key).replace("**", ""), key
+
+
+@needs_seeds
+def test_four_of_five_sources_say_permutation_invariant() -> None:
+    says = {key for key in SOURCE_FILES if "置换不变" in _source(key)}
+    assert says == set(_chapter1_quotes())
+    assert says == {
+        "seed_extension",
+        "seed_explainer2024",
+        "seed_notes",
+        "seed_textbook",
+    }
+
+
+@needs_seeds
+@pytest.mark.parametrize("key", list(SOURCE_FILES))
+def test_every_section_of_every_source_is_in_the_coverage_tables(key: str) -> None:
+    sections = headings(_source(key), numbered=key == "seed_qa")
+    assert len(sections) >= 6
+    missing = [s for s in sections if s not in _coverage_rows()]
+    assert not missing, (
+        f"sections of {key} missing from the appendix's coverage: {missing}"
+    )
