@@ -154,16 +154,23 @@ class Book:
     titles: dict[str, str] = field(default_factory=dict)
     labels: dict[str, Target] = field(default_factory=dict)
     citations: dict[str, str] = field(default_factory=dict)
+    # Every numbered item in page order: (doc, kind, number, label or ""); kind is
+    # "equation", "figure", "exercise" or a sphinx-proof kind such as "theorem".
+    items: list[tuple[str, str, str, str]] = field(default_factory=list)
     _counters: dict[tuple, int] = field(default_factory=dict)
 
     def url(self, doc: str, anchor: str = "") -> str:
         return book_url() + doc + ".html" + (f"#{anchor}" if anchor else "")
 
-    def _next(self, kind: str, chapter: int | None) -> str:
+    def _next(self, kind: str, chapter: int | None, doc: str, label: str) -> str:
+        """The next number of ``kind``: per chapter ("5.3"); pages outside the numbered part
+        share one counter ("3"), as Sphinx numbers them with ``numfig_secnum_depth: 1``."""
         key = (kind, chapter)
         self._counters[key] = self._counters.get(key, 0) + 1
         n = self._counters[key]
-        return f"{chapter}.{n}" if chapter is not None else str(n)
+        number = f"{chapter}.{n}" if chapter is not None else str(n)
+        self.items.append((doc, kind.removeprefix("prf:"), number, label or ""))
+        return number
 
     def scan(self, doc: str, chapter: int | None) -> None:
         self.docs.append(doc)
@@ -171,7 +178,7 @@ class Book:
             if kind == "markdown":
                 self._scan_markdown(item, doc, chapter)
             elif kind == "figure":
-                number = self._next("figure", chapter)
+                number = self._next("figure", chapter, doc, item["name"])
                 self.labels[item["name"]] = Target("figure", doc, number)
 
     def _scan_markdown(self, text: str, doc: str, chapter: int | None) -> None:
@@ -187,22 +194,21 @@ class Book:
                     self.labels[label] = Target("section", doc, title=title)
                 pending = []
             elif token.type == "math_block_label":
-                self.labels[token.info] = Target(
-                    "equation", doc, self._next("equation", chapter)
-                )
+                number = self._next("equation", chapter, doc, token.info)
+                self.labels[token.info] = Target("equation", doc, number)
             elif token.type in ("fence", "colon_fence") and is_directive(token):
                 name, arg, options, body = directive(token)
                 label = options.get("label") or options.get("name")
                 if "nonumber" in options:
                     number = ""
                 elif name in [f"prf:{k}" for k in PROOF_KINDS]:
-                    number = self._next(name, chapter)
+                    number = self._next(name, chapter, doc, label)
                 elif name == "exercise":
-                    number = self._next("exercise", chapter)
+                    number = self._next("exercise", chapter, doc, label)
                 elif name == "figure" and label:
-                    number = self._next("figure", chapter)
+                    number = self._next("figure", chapter, doc, label)
                 elif name == "math" and label:
-                    number = self._next("equation", chapter)
+                    number = self._next("equation", chapter, doc, label)
                 else:
                     number = ""
                 if label:
