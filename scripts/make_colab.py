@@ -116,8 +116,8 @@ def install_cell(config: dict = CONFIG) -> str:
     """The Colab edition's first cell: installs posenc_lib at ``colab.ref`` unless importable;
     on failure one line with the command to run by hand, no traceback."""
     return f'''\
-# Install the companion library posenc_lib, pinned to the book's version. It does nothing
-# where posenc_lib can already be imported; if pip fails, it prints the command to run.
+# Installs the companion library posenc_lib at the book's version. Does nothing where
+# posenc_lib can already be imported; if pip fails, prints the command to run by hand.
 import importlib.util
 import subprocess
 import sys
