@@ -137,7 +137,6 @@ def test_colab_editions_are_in_sync_with_the_chapters():
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
 def test_every_code_cell_of_the_chapter_is_kept(path):
     # Cells the book hides (remove-cell, remove-input) still run in Colab: a learner needs them.
-    source = [c.source for c in nbformat.read(path, as_version=4).cells]
     source_code = [
         c.source
         for c in nbformat.read(path, as_version=4).cells[1:]
@@ -147,7 +146,7 @@ def test_every_code_cell_of_the_chapter_is_kept(path):
     code = [c for c in edition.cells if c.cell_type == "code"]
     assert [c.source for c in code[1:]] == source_code
     assert all(not c.outputs and c.execution_count is None for c in code)
-    assert source  # the chapter was read
+    assert source_code  # the chapter was read
 
 
 @pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.name)
@@ -229,3 +228,60 @@ def test_figure_captions_follow_their_figures():
             and "".join(c["source"]).startswith("**Fig. ")
         ]
         assert len(captions) == len(figures), path.name
+
+
+def _launch_context(url: str) -> dict:
+    colab = {"type": "link", "text": "Colab", "url": url}
+    return {"header_buttons": [{"type": "group", "buttons": [colab]}]}
+
+
+class _App:
+    """What ``_ext/colab_launch.py`` reads of Sphinx's application."""
+
+    def __init__(self, srcdir: Path):
+        self.srcdir = str(srcdir)
+        self.env = self
+
+    def doc2path(self, pagename: str) -> str:
+        return str(Path(self.srcdir) / f"{pagename}.ipynb")
+
+
+def _colab_launch():
+    sys.path.insert(0, str(ROOT / "_ext"))
+    try:
+        import colab_launch
+    finally:
+        sys.path.pop(0)
+    return colab_launch
+
+
+def test_colab_button_opens_the_colab_edition():
+    repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
+    base = f"https://colab.research.google.com/github/{repo}/blob/main/"
+    context = _launch_context(base + "notebooks/01_why_position.ipynb")
+    _colab_launch()._point_at_edition(
+        _App(ROOT), "notebooks/01_why_position", "page.html", context, None
+    )
+    (button,) = context["header_buttons"][0]["buttons"]
+    assert button["url"] == base + "colab/01_why_position.ipynb"
+    assert (ROOT / "colab/01_why_position.ipynb").is_file()
+
+
+def test_colab_button_without_an_edition_is_left_alone(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    url = (
+        "https://colab.research.google.com/github/o/r/blob/main/notebooks/09_new.ipynb"
+    )
+    context = _launch_context(url)
+    _colab_launch()._point_at_edition(
+        _App(tmp_path), "notebooks/09_new", "page.html", context, None
+    )
+    assert context["header_buttons"][0]["buttons"][0]["url"] == url  # and a warning
+
+
+def test_the_book_loads_the_colab_button_extension():
+    assert CONFIG["sphinx"]["local_extensions"]["colab_launch"] == "_ext"
+    assert (
+        "colab" in CONFIG["exclude_patterns"]
+    )  # the editions are not pages of the book
+    assert CONFIG["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
