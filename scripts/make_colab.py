@@ -9,7 +9,8 @@ myst-parser itself uses) and writes the same content with CommonMark and MathJax
   style as ``_ext/citation_style.py``), linked to the book's references page;
 - ``{eq}`` -> "(5.3)"; every labelled display equation carries ``\\tag{5.3}``;
 - ``{ref}``, ``{numref}``, ``{prf:ref}``, ``{doc}`` -> the target's title or number
-  ("Fig. 5.2", "Theorem 4.1"), linked to the book's page when the target is on another page;
+  ("Fig. 5.2", "Theorem 4.1"), linked to the target on the book's page (an ``{eq}`` only
+  when the equation is on another page);
 - ``prf:theorem`` and the other numbered statements -> a bold heading and the statement; a
   ``prf:proof`` -> a blockquote; ``exercise`` -> a bold heading, always visible; ``solution``
   -> a ``<details>`` block (``solution-start`` / ``solution-end``, whose code cells run, ->
@@ -343,8 +344,12 @@ class Converter:
     doc: str
 
     # ---- roles
-    def link(self, text: str, target: Target, anchor: str) -> str:
-        if target.doc == self.doc:
+    def link(
+        self, text: str, target: Target, anchor: str, same_page: bool = True
+    ) -> str:
+        """``text`` linked to the target on the book's page; an equation on this page is not
+        linked (its number is beside it in the notebook)."""
+        if target.doc == self.doc and not same_page:
             return text
         return f"[{text}]({self.book.url(target.doc, anchor)})"
 
@@ -372,7 +377,9 @@ class Converter:
             return "(" + "; ".join(f"[{lab}]({refs})" for lab in labels) + ")"
         if name == "eq":
             found = self.target(label)
-            return self.link(f"({found.number})", found, f"equation-{label}")
+            return self.link(
+                f"({found.number})", found, f"equation-{label}", same_page=False
+            )
         if name in ("numref", "ref", "prf:ref"):
             found = self.target(label)
             numbered = found.number and found.kind != "equation"
