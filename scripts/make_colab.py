@@ -119,6 +119,7 @@ def install_cell(config: dict = CONFIG) -> str:
     return f'''\
 # Installs the companion library posenc_lib at the book's version. Does nothing where
 # posenc_lib can already be imported; if pip fails, prints the command to run by hand.
+import importlib
 import importlib.util
 import subprocess
 import sys
@@ -130,6 +131,7 @@ if importlib.util.find_spec("posenc_lib") is None:
     pip = [sys.executable, "-m", "pip", "install", "--quiet", SPEC]
     done = subprocess.run(pip, capture_output=True, text=True)
     if done.returncode == 0:
+        importlib.invalidate_caches()  # so that the next cell's import finds it
         print(f"Installed posenc_lib {{REF}} from {{REPO}}")
     else:
         print(f'posenc_lib could not be installed; run: pip install "{{SPEC}}"')'''
