@@ -285,3 +285,19 @@ def test_the_book_loads_the_colab_button_extension():
         "colab" in CONFIG["exclude_patterns"]
     )  # the editions are not pages of the book
     assert CONFIG["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+
+
+def test_install_cell_is_formatted_and_lint_clean(tmp_path):
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        pytest.skip("ruff not installed beside this Python")
+    cell = tmp_path / "install_cell.py"
+    cell.write_text(make_colab.install_cell() + "\n")
+    for command in (["format", "--check"], ["check", "--select", "E,F,W,I,B,UP"]):
+        done = subprocess.run(
+            [ruff, *command, "--line-length", "88", "--no-cache", cell],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
