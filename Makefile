@@ -27,7 +27,7 @@ MATHJAX_FILES := startup.js core.js input/tex.js input/tex/extensions output/cht
 NB ?= notebooks/*.ipynb
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: help venv book test test-lib test-notebooks check-book check-build-faults check-portable execute serve lint format bench lock clean
+.PHONY: help venv colab book test test-lib test-notebooks check-book check-build-faults check-portable execute serve lint format bench lock clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -91,6 +91,9 @@ check-book: book  ## build the book, then check it renders offline and links eve
 check-build-faults: $(STAMP) $(MATHJAX)  ## inject faults (stored error output, missing references) into a minimal book: book and check-book must fail, also on a rerun
 	BUILD_FAULTS_REQUIRED=1 $(BIN)/pytest -q -p no:cacheprovider tests/build_faults
 
+colab: $(STAMP)  ## write the Colab editions colab/*.ipynb from notebooks/ (CommonMark + MathJax, no MyST)
+	$(PY) scripts/make_colab.py
+
 test-lib: $(STAMP)  ## library unit and property tests, and the doctests of posenc_lib
 	$(BIN)/pytest -q -n 2 --dist loadfile --doctest-modules posenc_lib tests \
 		--ignore=tests/book_checks --ignore=tests/browser --ignore=tests/build_faults
@@ -147,7 +150,7 @@ test-browser:  ## check-html where Chromium is installed; otherwise say clearly 
 	@if [ -x "$(CHROMIUM)" ]; then $(MAKE) --no-print-directory check-html; \
 	else echo "SKIPPED browser check: $(CHROMIUM) not installed (apt-get install chromium)"; fi
 
-check-colab: $(STAMP)  ## run every notebook in a fresh venv holding only what Colab preinstalls + the library wheel
+check-colab: $(STAMP)  ## run every Colab edition (colab/*.ipynb) in a fresh venv holding only what Colab preinstalls + the library wheel
 	$(PY) scripts/check_colab.py
 
 check-oldest: $(STAMP)  ## library tests in a fresh venv with the oldest numpy/sympy/mpmath pyproject allows

@@ -1,15 +1,19 @@
-"""Run every chapter as a reader on Google Colab would (``make check-colab``).
+"""Run every chapter's Colab edition as a reader on Google Colab would (``make check-colab``).
+
+What runs is ``colab/*.ipynb``, the Colab editions that the chapters' Colab buttons open
+(written by ``make colab``; checked first to be in sync with ``notebooks/``), not the MyST
+sources.
 
 1. A fresh virtual environment (in a temporary folder) gets only what Colab preinstalls that the
    book needs: numpy, matplotlib and sympy at their newest releases, torch at the pinned CPU
    build (a newer torch here is a multi-GB CUDA build; Colab's own is preinstalled), and
    ipykernel/nbclient to run the notebooks.
 2. A wheel of ``posenc_lib`` is built from a copy of the repository's sources and installed with
-   the ``[book]`` extra that the notebooks' install cell asks for. This stands in for the install
-   cell, which installs from the repository URL in ``_config.yml``. Checked: the wheel holds
-   every file of ``posenc_lib/``, and installing it adds ``posenc-lib`` and nothing else (the
-   extra is satisfied by what Colab has; no other package is upgraded or downgraded).
-3. Each notebook is copied alone into an empty folder (Colab opens the notebook with nothing
+   the ``[book]`` extra that the Colab install cell asks for. This stands in for the install
+   cell, which installs ``git+<repository.url>@<colab.ref>`` (``_config.yml``). Checked: the
+   wheel holds every file of ``posenc_lib/``, and installing it adds ``posenc-lib`` and nothing
+   else (the extra is satisfied by what Colab has; no other package is up- or downgraded).
+3. Each Colab edition is copied alone into an empty folder (Colab opens the notebook with nothing
    beside it) and executed top to bottom. Outputs are not compared (``make test`` does that),
    only errors matter. Around the install cell the check confirms that it is a no-op here: it
    starts no process (no pip), and ``posenc_lib`` is then imported from site-packages. After
@@ -18,7 +22,7 @@
 
 The repository's notebooks are never modified. Usage::
 
-    python scripts/check_colab.py [--jobs N] [--keep] [notebooks/NN_slug.ipynb ...]
+    python scripts/check_colab.py [--jobs N] [--keep] [colab/NN_slug.ipynb ...]
 """
 
 from __future__ import annotations
@@ -95,11 +99,15 @@ def _execute_one(source: str, workdir: str) -> dict[str, object]:
     first = notebook.cells[0] if notebook.cells else None
     if first is None or first.cell_type != "code" or INSTALL_MARKER not in first.source:
         return {"ok": False, "seconds": 0.0, "error": "cell 1 is not the install cell"}
-    if "remove-cell" not in first.metadata.get("tags", []):
+    if set(first.metadata.get("tags", [])) & {
+        "remove-cell",
+        "hide-cell",
+        "remove-input",
+    }:
         return {
             "ok": False,
             "seconds": 0.0,
-            "error": "the install cell is not tagged remove-cell",
+            "error": "the install cell is hidden (in Colab it must be visible)",
         }
     notebook.cells.insert(0, nbformat.v4.new_code_cell(GUARD_CELL))
     notebook.cells.insert(2, nbformat.v4.new_code_cell(VERIFY_CELL))
@@ -153,7 +161,7 @@ def _self_test_notebook(folder: Path) -> Path:
     import nbformat  # only the runner needs these; imported here for the self-test file
 
     folder.mkdir(parents=True)
-    cell = nbformat.v4.new_code_cell(SELF_TEST_CELL, metadata={"tags": ["remove-cell"]})
+    cell = nbformat.v4.new_code_cell(SELF_TEST_CELL)
     notebook = nbformat.v4.new_notebook(
         cells=[cell, nbformat.v4.new_code_cell("1 + 1")]
     )
@@ -193,18 +201,23 @@ def build_wheel(python: Path, work: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "notebooks", nargs="*", type=Path, help="default: notebooks/*.ipynb"
+        "notebooks", nargs="*", type=Path, help="default: colab/*.ipynb"
     )
     parser.add_argument(
         "--jobs", type=int, default=1, help="notebooks run at once (default 1)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
+    if not args.notebooks:
+        import make_colab
+
+        if make_colab.main(["--check"]) != 0:
+            raise SystemExit("colab/ is not in sync with notebooks/: run `make colab`")
     notebooks = [p.resolve() for p in args.notebooks] or sorted(
-        (fe.REPO / "notebooks").glob("*.ipynb")
+        (fe.REPO / "colab").glob("*.ipynb")
     )
     if not notebooks:
-        raise SystemExit("no notebooks to run")
+        raise SystemExit("no Colab editions to run: run `make colab`")
 
     work = Path(tempfile.mkdtemp(prefix="colab-check-"))
     started = time.perf_counter()

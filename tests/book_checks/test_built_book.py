@@ -111,8 +111,13 @@ def test_search_index_holds_chinese_terms():
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
-def test_each_chapter_links_to_colab(notebook):
+def test_each_chapter_links_to_its_colab_edition(notebook):
+    # The Colab edition (colab/, `make colab`), not the MyST source that Colab shows raw.
     repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
+    branch = CONFIG["repository"]["branch"]
     page = (HTML / "notebooks" / f"{notebook.stem}.html").read_text()
-    link = f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{notebook.name}"
-    assert link in page
+    links = re.findall(r'href="(https://colab\.research\.google\.com/[^"]+)"', page)
+    assert links == [
+        f"https://colab.research.google.com/github/{repo}/blob/{branch}/colab/{notebook.name}"
+    ]
+    assert (ROOT / "colab" / notebook.name).is_file()

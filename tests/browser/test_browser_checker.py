@@ -112,7 +112,7 @@ def test_details_name_the_culprit(broken_report: html_checker.Report) -> None:
     assert "\\notamacro" in details
     assert "https://cdn.example.org/theme.css" in details
     assert "no-such-figure.png" in details
-    assert "notebooks/01_no_colab.ipynb" in details
+    assert "BRANCH/colab/01_no_colab.ipynb" in details
     assert "cut off by div (overflow-x: hidden, no scrolling)" in details  # the table
     assert "no scroll box of its own" in details  # the equation and the code
     assert "(1.1) covers" in details
