@@ -1,0 +1,50 @@
+"""The build's page-weight pass (``_ext/page_weight.py``): code spans slimmed without a change
+of look."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
+
+import page_weight
+
+CSS = """
+html[data-theme="light"] .highlight { background: #fff; color: #080808 }
+html[data-theme="light"] .highlight .n { color: #080808 }
+html[data-theme="light"] .highlight .o { color: #00622F }
+html[data-theme="light"] .highlight .s2 { color: #00622F }
+html[data-theme="light"] .highlight .si { color: #00622F }
+html[data-theme="light"] .highlight .mi { color: #7F4707 }
+html[data-theme="dark"] .highlight { background: #2b2b2b; color: #F8F8F2 }
+html[data-theme="dark"] .highlight .n { color: #F8F8F2 }
+html[data-theme="dark"] .highlight .o { color: #ABE338 }
+html[data-theme="dark"] .highlight .s2 { color: #ABE338 }
+html[data-theme="dark"] .highlight .si { color: #FFD900 }
+html[data-theme="dark"] .highlight .mi { color: #FFD900 }
+"""
+
+
+def test_classes_styled_alike_in_every_scheme_share_one_name() -> None:
+    same = page_weight.same_style_classes(CSS)
+    assert same["s2"] == same["o"] == "o"
+    # si looks like o in the light scheme only: it keeps its own name.
+    assert same["si"] == "si" and same["mi"] == "mi"
+    assert page_weight.plain_token_classes(CSS) == {"n"}
+
+
+def test_neighbouring_spans_of_one_style_merge() -> None:
+    same = page_weight.same_style_classes(CSS)
+    html = (
+        '<span class="s2">"a</span><span class="o">+</span> <span class="s2">b"</span>'
+        '<span class="si">{</span><span class="mi">1</span>'
+    )
+    merged = page_weight.merge_spans(html, same)
+    assert merged == (
+        '<span class="o">"a+ b"</span><span class="si">{</span><span class="mi">1</span>'
+    )
+    # The text a reader sees is unchanged.
+    strip = re.compile(r"<[^>]+>")
+    assert strip.sub("", merged) == strip.sub("", html)
