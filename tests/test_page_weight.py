@@ -48,3 +48,29 @@ def test_neighbouring_spans_of_one_style_merge() -> None:
     # The text a reader sees is unchanged.
     strip = re.compile(r"<[^>]+>")
     assert strip.sub("", merged) == strip.sub("", html)
+
+
+PAGE = """<head>
+<link rel="stylesheet" type="text/css" href="../_static/sphinx-thebe.css?v=4" />
+<link rel="stylesheet" type="text/css" href="../_static/sphinx-design.min.css?v=6" />
+<script src="../_static/design-tabs.js?v=f"></script>
+<script async="async" src="../_static/sphinx-thebe.js?v=c"></script>
+</head><body><span class="math notranslate nohighlight">\\(x\\)</span>
+<script type="text/x-thebe-config">
+{ requestKernel: true }
+</script>
+</body>"""
+
+
+def test_unused_assets_go_and_math_keeps_what_mathjax_reads() -> None:
+    slim = page_weight.slim_page(PAGE)
+    for gone in ("thebe", "sphinx-design", "design-tabs", "nohighlight"):
+        assert gone not in slim, gone
+    assert '<span class="math notranslate">\\(x\\)</span>' in slim
+    # A page that uses them keeps them.
+    used = PAGE.replace("<body>", '<body><div class="sd-tab-set"></div>').replace(
+        "</body>", '<button onclick="initThebeSBT()"></button></body>'
+    )
+    kept = page_weight.slim_page(used)
+    assert "sphinx-design.min.css" in kept and "design-tabs.js" in kept
+    assert "sphinx-thebe.js" in kept and "x-thebe-config" in kept
