@@ -85,6 +85,12 @@ def test_install_cell_uses_the_configured_repository(path):
     assert "git+{REPO}" in source
 
 
+def test_every_chapter_has_the_same_install_cell():
+    """One install cell, copied verbatim (CONTRIBUTING.md): no chapter drifts from it."""
+    sources = {"".join(_first_code_cell(path)["source"]) for path in NOTEBOOKS}
+    assert len(sources) == 1, f"{len(sources)} different install cells"
+
+
 def _toc_files(node) -> list[str]:
     files = []
     if isinstance(node, dict):
