@@ -25,6 +25,8 @@ import numpy as np
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "MAX_DIM",
+    "MAX_LENGTH",
+    "as_array",
     "check_base",
     "check_bool",
     "check_callable",
@@ -33,6 +35,7 @@ __all__ = [
     "check_dim",
     "check_float_dtype",
     "check_index",
+    "check_index_array",
     "check_instance",
     "check_integer",
     "check_matrix",
@@ -41,6 +44,7 @@ __all__ = [
     "check_real",
     "check_real_array",
     "check_rng",
+    "check_sequence",
     "check_table_size",
     "check_tensor",
     "check_token_positions",
@@ -50,6 +54,9 @@ __all__ = [
 
 #: Largest table (in bytes) that :func:`posenc_lib.sinusoidal` builds unless told otherwise.
 DEFAULT_MAX_BYTES = 2 * 1024**3
+
+#: Most positions (or samples) accepted where a length is given as an int: 2 GiB of float64.
+MAX_LENGTH = DEFAULT_MAX_BYTES // 8
 
 #: Largest encoding dimension accepted (a frequency vector of 2**23 float64 is 64 MiB).
 MAX_DIM = 1 << 24
@@ -64,7 +71,13 @@ def describe(value: object) -> str:
         text = repr(value)
         return text if len(text) <= 40 else text[:37] + "..."
     if isinstance(value, numbers.Integral):
-        return str(int(value))
+        number = int(value)
+        if (
+            number.bit_length() > 128
+        ):  # str() of a huge int is slow, or refused past 4300 digits
+            digits = int(number.bit_length() * 0.30103)
+            return f"{'-' if number < 0 else ''}an integer of about 10**{digits}"
+        return str(number)
     if isinstance(value, numbers.Real):
         return repr(float(value))
     if isinstance(value, numbers.Complex):
@@ -144,7 +157,9 @@ def check_dim(dim: object, name: str = "dim") -> int:
     if dim <= 0 or dim % 2:  # type: ignore[operator]
         raise ValueError(_message(name, accepted, describe(dim)))
     if dim > MAX_DIM:  # type: ignore[operator]
-        raise ValueError(_message(name, f"an even integer <= MAX_DIM = {MAX_DIM}", describe(dim)))
+        raise ValueError(
+            _message(name, f"an even integer <= MAX_DIM = {MAX_DIM}", describe(dim))
+        )
     return int(dim)  # type: ignore[call-overload]
 
 
@@ -291,6 +306,15 @@ def _as_array(values: object, name: str, accepted: str) -> np.ndarray:
         raise TypeError(_message(name, accepted, describe(values))) from exc
 
 
+def as_array(values: object, name: str, accepted: str = "an array") -> np.ndarray:
+    """``numpy.asarray(values)`` for a function that checks the dtype and shape itself.
+
+    ``None`` is a TypeError and a ragged nested list a ValueError naming ``name``; a tensor that
+    requires grad is detached.
+    """
+    return _as_array(values, name, accepted)
+
+
 def _real_float64(array: np.ndarray, name: str, accepted: str) -> np.ndarray:
     """``array`` as float64 if it holds finite real numbers, else raise."""
     if array.dtype == bool or not (
@@ -378,6 +402,19 @@ def check_matrix(
     return array
 
 
+def check_index_array(values: object, name: str, size: int) -> np.ndarray:
+    """Integer indices in ``0 .. size - 1``, any shape, as an intp array, else raise."""
+    accepted = f"integers in 0 .. {size - 1}"
+    array = _as_array(values, name, accepted)
+    if array.dtype.kind not in "iu":
+        raise TypeError(_message(name, accepted, f"an array of dtype {array.dtype}"))
+    if array.size and (array.min() < 0 or array.max() >= size):
+        raise ValueError(
+            _message(name, accepted, f"values from {array.min()} to {array.max()}")
+        )
+    return array.astype(np.intp)
+
+
 def check_positions(positions: object, *, exact: bool = True) -> np.ndarray:
     """Positions as a float64 array.
 
@@ -444,6 +481,22 @@ def check_token_positions(positions: object) -> np.ndarray:
             )
         )
     return as_float.astype(np.int64)
+
+
+def check_sequence(value: object, name: str, accepted: str) -> list:
+    """``value`` as a list if it is a list, tuple, range or 1-D array, else raise.
+
+    ``accepted`` says what the items are (``"task names"``); strings are refused (a string is a
+    sequence of characters, never what is meant).
+    """
+    wanted = f"a list or tuple of {accepted}"
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise ValueError(_message(name, wanted, describe(value)))
+        return list(value)
+    if not isinstance(value, (list, tuple, range)):
+        raise TypeError(_message(name, wanted, describe(value)))
+    return list(value)
 
 
 def check_instance(

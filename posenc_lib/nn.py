@@ -60,6 +60,7 @@ from ._validation import (
     check_choice,
     check_count,
     check_dim,
+    check_real,
 )
 from .encoding import SPACINGS, angles, frequencies, sinusoidal
 from .layouts import LAYOUTS, layout_permutation
@@ -127,7 +128,7 @@ def _check_even(value: object, name: str) -> int:
         )
     if value <= 0 or value % 2:
         raise ValueError(f"{name} must be a positive even integer, got {value}")
-    return int(value)
+    return check_dim(value, name)  # the cap MAX_DIM
 
 
 def _check_offset(offset: object) -> int:
@@ -823,7 +824,7 @@ class RotaryEmbedding(PositionScheme):
             raise TypeError(
                 f"interpolation_factor must be a positive finite real, got {factor!r}"
             )
-        if not math.isfinite(float(factor)) or factor <= 0:
+        if not math.isfinite(check_real(factor, "interpolation_factor")) or factor <= 0:
             raise ValueError(
                 f"interpolation_factor must be a positive finite real, got {factor}"
             )
@@ -1319,7 +1320,9 @@ class Block(nn.Module):
         super().__init__()
         dim = check_dim(dim)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        _check_model_size(2 * mlp_ratio * dim * (dim + 1), "mlp_ratio x dim", mlp_ratio * dim)
+        _check_model_size(
+            2 * mlp_ratio * dim * (dim + 1), "mlp_ratio x dim", mlp_ratio * dim
+        )
         self.attn = SelfAttention(dim, n_heads, scheme, causal=causal)
         self.dim = dim
         self.norm1 = nn.LayerNorm(dim)

@@ -10,7 +10,8 @@ with a timeout, so that an allocation or a hang cannot take the test run down wi
 
 A call is *bad* when it
 
-- raises anything but ``ValueError``/``TypeError`` (MemoryError, OverflowError, IndexError,
+- raises anything but ``ValueError``/``TypeError`` (``FileNotFoundError`` for a ``path`` that
+  names no file is accepted; MemoryError, OverflowError, IndexError,
   RuntimeError, AttributeError, a killed worker ...);
 - raises a ``ValueError``/``TypeError`` whose message names none of the callable's arguments;
 - runs for more than ``TIMEOUT_S`` seconds;
@@ -20,12 +21,15 @@ A call is *bad* when it
 
 The test fails on any bad call and prints one summary line,
 ``API fuzz: N callables, M calls, K clear ValueError/TypeError, 0 bad``, in the terminal
-summary (see ``conftest.py``).
+summary of every run that includes it, ``make test-lib`` too (``conftest.py`` prints the
+``api_fuzz`` property it records, also from an xdist worker). ``python tests/test_fuzz_api.py``
+runs it alone and lists every bad call.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 import math
@@ -42,9 +46,13 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TIMEOUT_S = 5.0
-MEMORY_CAP = 4 * 1024**3  # bytes of address space for the worker (the tables' limit is 2 GiB)
-SUMMARY: list[str] = []  # read by conftest.pytest_terminal_summary
+TIMEOUT_S = 5.0  # seconds one call may run
+STARTUP_S = (
+    120.0  # seconds the worker may take to import torch and build the good values
+)
+MEMORY_CAP = (
+    4 * 1024**3
+)  # bytes of address space for the worker (the tables' limit is 2 GiB)
 
 # Modules whose public names are not fuzzed, and why.
 SKIP_MODULES = {
@@ -74,7 +82,7 @@ RESULT_TYPES = {
 # --------------------------------------------------------------------------------------------
 
 
-def _good_table():  # noqa: PLR0915 - one table
+def _good_table():
     import torch
 
     from posenc_lib import dominance, experiments, hessian, nn, pretrained
@@ -151,8 +159,8 @@ def _good_table():  # noqa: PLR0915 - one table
         },
         "angle_addition.integer_progression": {"positions": [0, 2, 4]},
         "attention.PooledScalarModel": {
-            "layer": nn.SelfAttention(8, 2, nn.NoPositionalEncoding(), causal=False),
-            "readout": torch.ones(8),
+            "layer": torch.nn.Identity(),
+            "readout": torch.ones(8, dtype=torch.float64),
         },
         "attention.PooledScalarModel.forward": {
             "tokens": torch.zeros(4, 8, dtype=torch.float64)
@@ -201,11 +209,8 @@ def _good_table():  # noqa: PLR0915 - one table
             "mlp_ratio": 2,
         },
         "nn.SelfAttention": {"scheme": nn.NoPositionalEncoding()},
-        "nn.RotaryEmbedding.rotate_one": {"x": torch.zeros(1, 4, 8)},
-        "nn.RotaryEmbedding.rotate": {
-            "q": torch.zeros(1, 4, 8),
-            "k": torch.zeros(1, 4, 8),
-        },
+        "nn.RotaryEmbedding.rotate_one": {"x": torch.zeros(4, 8)},
+        "nn.RotaryEmbedding.rotate": {"q": torch.zeros(4, 8), "k": torch.zeros(4, 8)},
         "nn.TinyTransformer.forward": {"tokens": tokens},
         "shift_invariance.rotary_scores": {
             "q": np.ones(8),
@@ -330,6 +335,7 @@ def _must_raise(param, label: str, value) -> bool:
         return (
             param.annotation is not inspect.Parameter.empty
             and "None" not in ann
+            and "DTypeLike" not in ann  # numpy's DTypeLike includes None (float64)
             and "Any" not in ann
             and param.default is not None
         )
@@ -365,7 +371,10 @@ def _targets():
                 if qual not in RESULT_TYPES:
                     targets.append((qual, obj, None, None))
                 for attr, member in vars(obj).items():
-                    if attr.startswith("_") or attr in {"extra_repr", "reset_parameters"}:
+                    if attr.startswith("_") or attr in {
+                        "extra_repr",
+                        "reset_parameters",
+                    }:
                         continue
                     if inspect.isfunction(member):
                         targets.append((f"{qual}.{attr}", obj, qual, attr))
@@ -389,7 +398,7 @@ def build_cases():
     extra = _hypothesis_values(12)
     cases = []
     callables = set()
-    for qual, obj, owner, method in _targets():
+    for qual, obj, _owner, method in _targets():
         func = getattr(obj, method) if method else obj
         params = _parameters(func)
         good_for = {**common, **per_callable.get(qual, {})}
@@ -457,12 +466,40 @@ def _call(qual, name, label, value, table, targets):
         if owner in instances:
             instance = instances[owner]()
         else:
-            instance = obj(**_good_kwargs(obj, {**common, **per_callable.get(owner, {})}))
+            instance = obj(
+                **_good_kwargs(obj, {**common, **per_callable.get(owner, {})})
+            )
         return getattr(instance, method)(**kwargs)
     return func(**kwargs)
 
 
+def _names_argument(message: str, names: set[str]) -> bool:
+    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}\b", message) for n in names)
+
+
+def _verdict(qual, name, label, value, func, names, outcome) -> tuple[str, str]:
+    """("clear" | "ok" | "bad", detail) for one call's outcome."""
+    status, kind, message = outcome
+    param = next((p for p in _parameters(func) if p.name == name), None)
+    if status == "clear":
+        if name is None:
+            return "bad", f"good arguments raised {kind}: {message}"
+        if _names_argument(message, names):
+            return "clear", ""
+        return "bad", f"{kind} names no argument: {message}"
+    if status == "ok":
+        if message:
+            return "bad", message
+        if param is not None and _must_raise(param, label, value):
+            return "bad", f"accepted ({_annotation_text(param)} expected)"
+        return "ok", ""
+    if name == "path" and kind == "FileNotFoundError":
+        return "clear", ""  # a missing file: the standard exception, naming the path
+    return "bad", f"{kind}: {message}"
+
+
 def worker(start: int) -> None:
+    """Run the cases from ``start`` on; write one JSON line before and one after each call."""
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
@@ -472,41 +509,7 @@ def worker(start: int) -> None:
 
     warnings.simplefilter("ignore")
     torch.set_num_threads(1)
-    cases, _, table = build_cases()
-    targets = {q: (o, ow, m) for q, o, ow, m in _targets()}
-    out = sys.stdout
-    for index in range(start, len(cases)):
-        qual, name, label, value = cases[index]
-        record = {"i": index}
-        began = time.perf_counter()
-        try:
-            result = _call(qual, name, label, value, table, targets)
-            record["status"] = "ok"
-            record["nonfinite"] = _nonfinite(result) and _finite_args(value)
-        except (ValueError, TypeError) as exc:
-            record["status"] = "clear"
-            record["type"] = type(exc).__name__
-            record["msg"] = str(exc)[:300]
-        except BaseException as exc:  # noqa: BLE001 - every other exception is a finding
-            record["status"] = "other"
-            record["type"] = type(exc).__name__
-            record["msg"] = str(exc)[:300]
-        record["t"] = round(time.perf_counter() - began, 4)
-        out.write(json.dumps(record) + "\n")
-        out.flush()
-
-
-# --------------------------------------------------------------------------------------------
-# the parent: restarts the worker after a hang or a crash
-# --------------------------------------------------------------------------------------------
-
-
-def _names_argument(message: str, names: set[str]) -> bool:
-    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}\b", message) for n in names)
-
-
-def run_fuzz():
-    cases, callables, _ = build_cases()
+    cases, callables, table = build_cases()
     targets = {q: (o, ow, m) for q, o, ow, m in _targets()}
     arg_names = {}
     for qual, (obj, owner, method) in targets.items():
@@ -514,10 +517,47 @@ def run_fuzz():
         if owner:
             names |= {p.name for p in _parameters(obj)}
         arg_names[qual] = names
-    results: dict[int, dict] = {}
-    start = 0
+    out = sys.stdout
+    out.write(json.dumps({"total": len(cases), "callables": len(callables)}) + "\n")
+    for index in range(start, len(cases)):
+        qual, name, label, value = cases[index]
+        what = f"{qual}({name}={label})" if name else f"{qual}(good arguments)"
+        out.write(json.dumps({"start": index, "what": what}) + "\n")
+        out.flush()
+        try:
+            result = _call(qual, name, label, value, table, targets)
+            nonfinite = _nonfinite(result) and _finite_args(value)
+            outcome = (
+                "ok",
+                "",
+                "NaN or infinity from finite arguments" if nonfinite else "",
+            )
+        except (ValueError, TypeError) as exc:
+            outcome = ("clear", type(exc).__name__, str(exc)[:300])
+        except BaseException as exc:  # every other exception is a finding
+            outcome = ("other", type(exc).__name__, str(exc)[:300])
+        obj, _, method = targets[qual]
+        func = getattr(obj, method) if method else obj
+        verdict, detail = _verdict(
+            qual, name, label, value, func, arg_names[qual], outcome
+        )
+        out.write(
+            json.dumps({"done": index, "verdict": verdict, "detail": detail}) + "\n"
+        )
+        out.flush()
+
+
+# --------------------------------------------------------------------------------------------
+# the parent: restarts the worker after a hang or a crash (it imports nothing heavy itself)
+# --------------------------------------------------------------------------------------------
+
+
+def run_fuzz() -> tuple[str, list[str]]:
+    tally = {"clear": 0, "ok": 0}
+    bad: list[str] = []
+    start, total, n_callables, calls = 0, None, 0, 0
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    while start < len(cases):
+    while total is None or start < total:
         proc = subprocess.Popen(
             [sys.executable, __file__, "--worker", str(start)],
             stdout=subprocess.PIPE,
@@ -525,80 +565,58 @@ def run_fuzz():
             env=env,
             cwd=ROOT,
         )
-        buffer = b""
-        next_index = start
-        deadline = time.monotonic() + 60.0  # start-up (imports, good values)
+        buffer, current, what = b"", start, "start-up"
+        deadline = time.monotonic() + STARTUP_S
         while True:
-            wait = deadline - time.monotonic()
-            ready, _, _ = select.select([proc.stdout], [], [], max(wait, 0))
-            if not ready:
-                proc.kill()
+            ready, _, _ = select.select(
+                [proc.stdout], [], [], max(deadline - time.monotonic(), 0)
+            )
+            chunk = os.read(proc.stdout.fileno(), 65536) if ready else None
+            if not chunk:  # a hang (timeout) or a crash (end of output)
+                if chunk is None:
+                    proc.kill()
                 proc.wait()
-                results[next_index] = {"status": "hang"}
-                start = next_index + 1
-                break
-            chunk = os.read(proc.stdout.fileno(), 65536)
-            if not chunk:
-                proc.wait()
-                if next_index < len(cases):
-                    results[next_index] = {
-                        "status": "crash",
-                        "msg": f"worker exit {proc.returncode}",
-                    }
-                start = next_index + 1
+                if total is not None and current >= total:
+                    start = current
+                    break
+                reason = "hang" if chunk is None else f"crash (exit {proc.returncode})"
+                bad.append(f"{what}: {reason}")
+                calls += 1
+                if total is None:  # the worker could not start: nothing more to try
+                    return "API fuzz: worker failed to start", bad
+                start = current + 1
                 break
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 record = json.loads(line)
-                results[record["i"]] = record
-                next_index = record["i"] + 1
-            deadline = time.monotonic() + TIMEOUT_S
-            if next_index >= len(cases):
-                proc.wait()
-                start = next_index
-                break
-    bad, clear = [], 0
-    for index, (qual, name, label, value) in enumerate(cases):
-        record = results.get(index, {"status": "missing"})
-        status = record["status"]
-        what = f"{qual}({name}={label})" if name else f"{qual}(good arguments)"
-        obj, owner, method = targets[qual]
-        func = getattr(obj, method) if method else obj
-        param = next((p for p in _parameters(func) if p.name == name), None)
-        if status == "clear":
-            if name is None:
-                bad.append(f"{what}: good call raised {record['type']}: {record['msg']}")
-            elif _names_argument(record["msg"], arg_names[qual]):
-                clear += 1
-            else:
-                bad.append(f"{what}: {record['type']} names no argument: {record['msg']}")
-        elif status == "ok":
-            if record.get("nonfinite"):
-                bad.append(f"{what}: NaN or infinity from finite arguments")
-            elif param is not None and _must_raise(param, label, value):
-                bad.append(f"{what}: accepted ({_annotation_text(param)} expected)")
-        else:
-            bad.append(f"{what}: {status} {record.get('type', '')}: {record.get('msg', '')}")
-    if os.environ.get("FUZZ_TIMES"):
-        spent: dict[str, float] = {}
-        for index, case in enumerate(cases):
-            spent[case[0]] = spent.get(case[0], 0.0) + results.get(index, {}).get("t", 0)
-        for qual, seconds in sorted(spent.items(), key=lambda kv: -kv[1])[:15]:
-            print(f"{seconds:8.2f} s  {qual}")
+                if "total" in record:
+                    total, n_callables = record["total"], record["callables"]
+                elif "start" in record:
+                    current, what = record["start"], record["what"]
+                    deadline = time.monotonic() + TIMEOUT_S
+                else:
+                    calls += 1
+                    current = record["done"] + 1
+                    if record["verdict"] == "bad":
+                        bad.append(f"{what}: {record['detail']}")
+                    else:
+                        tally[record["verdict"]] += 1
     line = (
-        f"API fuzz: {len(callables)} callables, {len(cases)} calls, "
-        f"{clear} clear ValueError/TypeError, {len(bad)} bad"
+        f"API fuzz: {n_callables} callables, {calls} calls, "
+        f"{tally['clear']} clear ValueError/TypeError, {len(bad)} bad"
     )
     return line, bad
 
 
-@pytest.mark.filterwarnings("ignore")
-def test_fuzz_public_api():
-    pytest.importorskip("torch")
-    pytest.importorskip("hypothesis")
+@pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None
+    or importlib.util.find_spec("hypothesis") is None,
+    reason="the API fuzz needs torch and hypothesis",
+)
+def test_fuzz_public_api(record_property):
     line, bad = run_fuzz()
-    SUMMARY.append(line)
+    record_property("api_fuzz", line)  # printed by conftest.pytest_terminal_summary
     print(line)
     assert not bad, line + "\n" + "\n".join(bad[:60])
 

@@ -1034,7 +1034,9 @@ def test_cache_sizes_are_checked_before_allocation():
         SinusoidalPositionalEncoding(8, initial_length=2**40)
     with pytest.raises(ValueError, match="initial_length"):
         RotaryEmbedding(8, initial_length=2**40)
-    with pytest.raises(ValueError, match="length x dim = 1099511627776 x 8 needs a cache"):
+    with pytest.raises(
+        ValueError, match="length x dim = 1099511627776 x 8 needs a cache"
+    ):
         SinusoidalPositionalEncoding(8).extend(2**40)
     with pytest.raises(ValueError, match="length"):
         RotaryEmbedding(8).extend(2**40)
@@ -1043,10 +1045,13 @@ def test_cache_sizes_are_checked_before_allocation():
 
 
 def test_sizes_of_the_model_and_heads_are_capped():
-    with pytest.raises(ValueError, match=r"dim = 8192, n_layers = 256,.* over the limit"):
+    with pytest.raises(
+        ValueError, match=r"dim = 8192, n_layers = 256,.* over the limit"
+    ):
         TinyTransformer(5, 8192, 2, 256)
     with pytest.raises(
-        ValueError, match=r"n_layers must be an integer in 1 \.\. 256, got 1099511627776"
+        ValueError,
+        match=r"n_layers must be an integer in 1 \.\. 256, got 1099511627776",
     ):
         TinyTransformer(5, 8, 2, 2**40)
     with pytest.raises(ValueError, match="vocab_size"):
