@@ -444,7 +444,7 @@ def check_positions(positions: object, *, exact: bool = True) -> np.ndarray:
     if exact and array.size and np.abs(array).max() > 2.0**53:
         raw = np.asarray(positions)
         if raw.dtype.kind in "iu" or raw.dtype == object:
-            biggest = raw.flat[int(np.argmax(np.abs(array)))]
+            biggest = raw[np.abs(array) > 2.0**53][0]
             raise ValueError(
                 _message(
                     "positions",

@@ -160,6 +160,13 @@ def angles(
            [2. , 0.2]])
     """
     theta = frequencies(dim, base=base, spacing=spacing)
+    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
+        size = max(
+            int(positions), 0
+        )  # sized before numpy.arange allocates the positions
+        check_table_size(
+            size, theta.size, 8, DEFAULT_MAX_BYTES, names="positions x dim/2"
+        )
     pos = check_positions(positions)
     check_table_size(
         pos.size, theta.size, 8, DEFAULT_MAX_BYTES, names="positions x dim/2"
