@@ -127,11 +127,12 @@ def check_count(
 ) -> int:
     """``value`` as an int if it is an integer ``>= minimum`` (bool refused), else raise.
 
-    ``maximum``: the largest accepted value (a stated limit on a size), if any.
+    ``maximum``: the largest accepted value (a stated limit on a size), if any; the message
+    states it when it is the bound that was broken.
     """
     accepted = f"an integer >= {minimum}"
-    if maximum is not None:
-        accepted = f"an integer in {minimum} .. {maximum}"
+    if maximum is not None and _is_integer(value) and value > maximum:  # type: ignore[operator]
+        accepted = f"an integer in {minimum} .. {maximum}"  # the bound it broke
     if not _is_integer(value):
         raise TypeError(_message(name, accepted, describe(value)))
     if value < minimum or (maximum is not None and value > maximum):  # type: ignore[operator]
@@ -270,10 +271,11 @@ def check_table_size(
     """
     limit = check_max_bytes(max_bytes)
     needed = length * dim * itemsize
+    fewer = "fewer positions" if names == "positions x dim" else "smaller sizes"
     if needed > limit:
         raise ValueError(
             f"{names} = {length} x {dim} needs {_mib(needed)} MiB, over the limit "
-            f"max_bytes = {_mib(limit)} MiB; pass a larger max_bytes or smaller sizes"
+            f"max_bytes = {_mib(limit)} MiB; pass a larger max_bytes or {fewer}"
         )
 
 

@@ -385,7 +385,7 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
     (True, None)
     """
     model = check_instance(
-        model, "model", TinyTransformer, "a posenc_lib.nn.TinyTransformer"
+        model, "model", torch.nn.Module, "a torch.nn.Module such as a TinyTransformer"
     )
     config = check_instance(config, "config", Config, "a posenc_lib.experiments.Config")
     length = check_count(length, "length", 2)

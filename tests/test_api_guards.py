@@ -274,7 +274,7 @@ def test_wrong_types_name_the_argument():
         experiments.train("offset")
     config = experiments.Config(dim=8, n_heads=2, steps=1)
     with pytest.raises(
-        TypeError, match=r"^model must be a posenc_lib.nn.TinyTransformer"
+        TypeError, match=r"^model must be a torch.nn.Module such as a TinyTransformer"
     ):
         experiments.evaluate("model", config, 4)
     with pytest.raises(
