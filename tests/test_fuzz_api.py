@@ -39,6 +39,7 @@ import re
 import select
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -558,10 +559,11 @@ def run_fuzz() -> tuple[str, list[str]]:
     start, total, n_callables, calls = 0, None, 0, 0
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     while total is None or start < total:
+        errors = tempfile.TemporaryFile()
         proc = subprocess.Popen(
             [sys.executable, __file__, "--worker", str(start)],
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=errors,
             env=env,
             cwd=ROOT,
         )
@@ -583,6 +585,8 @@ def run_fuzz() -> tuple[str, list[str]]:
                 bad.append(f"{what}: {reason}")
                 calls += 1
                 if total is None:  # the worker could not start: nothing more to try
+                    errors.seek(0)
+                    bad.append(errors.read().decode(errors="replace")[-3000:])
                     return "API fuzz: worker failed to start", bad
                 start = current + 1
                 break
