@@ -72,9 +72,8 @@ def describe(value: object) -> str:
         return text if len(text) <= 40 else text[:37] + "..."
     if isinstance(value, numbers.Integral):
         number = int(value)
-        if (
-            number.bit_length() > 128
-        ):  # str() of a huge int is slow, or refused past 4300 digits
+        # str() of a huge int is slow, and refused past 4300 digits: give its magnitude
+        if number.bit_length() > 128:
             digits = int(number.bit_length() * 0.30103)
             return f"{'-' if number < 0 else ''}an integer of about 10**{digits}"
         return str(number)

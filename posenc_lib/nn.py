@@ -218,8 +218,16 @@ def _check_length(value: object, name: str, minimum: int) -> int:
     return check_count(value, name, minimum)
 
 
+def _autocast(device_type: str) -> bool:
+    try:
+        return bool(torch.is_autocast_enabled(device_type))
+    except TypeError:  # torch < 2.4: no device argument
+        return bool(torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled())
+
+
 def _check_dtype(x: Tensor, name: str, dtype: torch.dtype) -> None:
-    if x.dtype != dtype:
+    """``x`` of the module's ``dtype`` (any dtype under autocast, which converts itself)."""
+    if x.dtype != dtype and not _autocast(x.device.type):
         raise TypeError(
             f"{name} must have the module's dtype {dtype} (convert the module with .to), "
             f"got a tensor of dtype {x.dtype}"
@@ -1125,7 +1133,8 @@ class ALiBi(PositionScheme):
         causal = check_bool(causal, "causal")
         dtype = _resolve_dtype(dtype)
         if isinstance(q_len, int) and isinstance(k_len, int):
-            needed = q_len * k_len * self.n_heads * max(dtype.itemsize, 8)
+            # the float64 distances (q_len x k_len), then the bias (heads x q_len x k_len)
+            needed = q_len * k_len * (8 + self.n_heads * dtype.itemsize)
             if needed > MAX_CACHE_BYTES:
                 raise ValueError(
                     f"q_len x k_len x n_heads = {q_len} x {k_len} x {self.n_heads} needs "
