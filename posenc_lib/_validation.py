@@ -29,10 +29,12 @@ __all__ = [
     "as_array",
     "check_base",
     "check_bool",
+    "check_broadcast",
     "check_callable",
     "check_choice",
     "check_count",
     "check_dim",
+    "check_finite_result",
     "check_float_dtype",
     "check_index",
     "check_index_array",
@@ -414,6 +416,29 @@ def check_index_array(values: object, name: str, size: int) -> np.ndarray:
             _message(name, accepted, f"values from {array.min()} to {array.max()}")
         )
     return array.astype(np.intp)
+
+
+def check_broadcast(
+    first: np.ndarray, second: np.ndarray, names: tuple[str, str]
+) -> tuple[int, ...]:
+    """The shape ``first`` and ``second`` broadcast to, else raise naming both arguments."""
+    try:
+        return tuple(np.broadcast_shapes(first.shape, second.shape))
+    except ValueError as exc:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must broadcast to one shape, got shapes "
+            f"{first.shape} and {second.shape}"
+        ) from exc
+
+
+def check_finite_result(values: object, name: str, accepted: str, given: str) -> None:
+    """Raise ``<name> must be <accepted>, got <given>`` if a result holds NaN or infinity.
+
+    For computations whose valid range is simplest to state by its result (a polynomial that
+    overflows float64): no silent NaN or infinity from finite arguments.
+    """
+    if not np.all(np.isfinite(values)):  # type: ignore[call-overload]
+        raise ValueError(_message(name, accepted, given))
 
 
 def check_positions(positions: object, *, exact: bool = True) -> np.ndarray:

@@ -25,6 +25,7 @@ from ._validation import (
     check_base,
     check_choice,
     check_dim,
+    check_finite_result,
     check_index,
     check_real_array,
 )
@@ -117,10 +118,12 @@ def _in_range(values: np.ndarray, offsets: np.ndarray, what: str) -> np.ndarray:
     bad = ~np.isfinite(values)
     if np.any(bad):
         worst = float(np.broadcast_to(offsets, values.shape)[bad].flat[0])
-        raise ValueError(
-            f"delta must be offsets at which the {what} stays within the float64 range "
-            f"(|delta| up to about 1e75, and not below 1e-150 where it divides by delta), "
-            f"got delta = {worst:g}"
+        check_finite_result(
+            values,
+            "delta",
+            f"offsets at which the {what} stays within the float64 range (|delta| up to "
+            "about 1e75, and not below 1e-150 where it divides by delta)",
+            f"delta = {worst:g}",
         )
     return values
 

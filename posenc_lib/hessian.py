@@ -34,6 +34,7 @@ from torch import Tensor
 
 from ._validation import (
     check_callable,
+    check_finite_result,
     check_real_array,
     check_tensor,
     check_vector,
@@ -288,8 +289,8 @@ class TaylorTerms:
                 if scale.ndim == 0
                 else f"|eps| up to {abs(scale).max():g}"
             )
-            raise ValueError(
-                f"eps must keep the expansion within the float64 range, got {given}"
+            check_finite_result(
+                value, "eps", "small enough to keep the expansion within float64", given
             )
         return float(value) if scale.ndim == 0 else value
 

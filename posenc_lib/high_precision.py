@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from ._validation import (
     check_base,
+    check_broadcast,
     check_choice,
     check_count,
     check_dim,
@@ -87,13 +88,7 @@ def reference_entries(
     dps = check_count(dps, "dps", 20, MAX_DPS)
     pos = check_real_array(positions, "positions")
     pair = check_index_array(pairs, "pairs", dim // 2)
-    try:
-        shape = np.broadcast_shapes(pos.shape, pair.shape)
-    except ValueError as exc:
-        raise ValueError(
-            f"positions and pairs must broadcast to one shape, got shapes {pos.shape} "
-            f"and {pair.shape}"
-        ) from exc
+    shape = check_broadcast(pos, pair, ("positions", "pairs"))
     if math.prod(shape) > MAX_ENTRIES:
         raise ValueError(
             f"positions x pairs must give at most MAX_ENTRIES = {MAX_ENTRIES} entries, got "

@@ -33,6 +33,7 @@ from ._validation import (
     DEFAULT_MAX_BYTES,
     as_array,
     check_bool,
+    check_broadcast,
     check_count,
     check_dim,
     check_matrix,
@@ -322,13 +323,8 @@ def rotary_scores(
         raise ValueError(f"k must have the length of q, {q.size}, got {describe(k)}")
     theta = frequencies(q.size, base=base)
     m_checked, n_checked = check_real_array(m, "m"), check_real_array(n, "n")
-    try:
-        m_arr, n_arr = np.broadcast_arrays(m_checked, n_checked)
-    except ValueError as exc:
-        raise ValueError(
-            f"m and n must broadcast to one shape, got shapes {m_checked.shape} and "
-            f"{n_checked.shape}"
-        ) from exc
+    check_broadcast(m_checked, n_checked, ("m", "n"))
+    m_arr, n_arr = np.broadcast_arrays(m_checked, n_checked)
     check_table_size(
         m_arr.size, q.size, 16, DEFAULT_MAX_BYTES, names="positions m x dim"
     )
