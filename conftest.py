@@ -24,3 +24,12 @@ collect_ignore = [
     for path, package in _NEEDS.items()
     if importlib.util.find_spec(package) is None
 ]
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the summary lines that tests record as ``api_*`` properties (the API fuzz)."""
+    for outcome in ("passed", "failed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            for key, value in getattr(report, "user_properties", ()):
+                if key.startswith("api_"):
+                    terminalreporter.write_line(str(value))

@@ -6,7 +6,11 @@ or raises before anything is allocated. The message always has one form,
     ``<name> must be <what is accepted>, got <what was given>``
 
 with ``TypeError`` for a value of the wrong kind and ``ValueError`` for a value of the right kind
-outside the accepted range.
+outside the accepted range (a ragged nested list is of the right kind, a list, with the wrong
+shape: ``ValueError``). Sizes are capped before anything is allocated: ``dim`` at
+:data:`MAX_DIM`, tables at ``max_bytes`` (default :data:`DEFAULT_MAX_BYTES`). A torch tensor
+that requires grad, passed where an array is expected, is detached (the numpy functions do not
+differentiate; the gradient would be lost anyway).
 """
 
 from __future__ import annotations
@@ -20,14 +24,20 @@ import numpy as np
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "MAX_DIM",
+    "MAX_LENGTH",
+    "as_array",
     "check_base",
     "check_bool",
+    "check_broadcast",
     "check_callable",
     "check_choice",
     "check_count",
     "check_dim",
+    "check_finite_result",
     "check_float_dtype",
     "check_index",
+    "check_index_array",
     "check_instance",
     "check_integer",
     "check_matrix",
@@ -36,6 +46,7 @@ __all__ = [
     "check_real",
     "check_real_array",
     "check_rng",
+    "check_sequence",
     "check_table_size",
     "check_tensor",
     "check_token_positions",
@@ -45,6 +56,12 @@ __all__ = [
 
 #: Largest table (in bytes) that :func:`posenc_lib.sinusoidal` builds unless told otherwise.
 DEFAULT_MAX_BYTES = 2 * 1024**3
+
+#: Most positions (or samples) accepted where a length is given as an int: 2 GiB of float64.
+MAX_LENGTH = DEFAULT_MAX_BYTES // 8
+
+#: Largest encoding dimension accepted (a frequency vector of 2**23 float64 is 64 MiB).
+MAX_DIM = 1 << 24
 
 #: What :func:`check_positions` accepts, in its messages.
 _POSITIONS = "an int length L >= 0 or a 1-D array of finite reals"
@@ -56,7 +73,12 @@ def describe(value: object) -> str:
         text = repr(value)
         return text if len(text) <= 40 else text[:37] + "..."
     if isinstance(value, numbers.Integral):
-        return str(int(value))
+        number = int(value)
+        # str() of a huge int is slow, and refused past 4300 digits: give its magnitude
+        if number.bit_length() > 128:
+            digits = int(number.bit_length() * 0.30103)
+            return f"{'-' if number < 0 else ''}an integer of about 10**{digits}"
+        return str(number)
     if isinstance(value, numbers.Real):
         return repr(float(value))
     if isinstance(value, numbers.Complex):
@@ -81,6 +103,14 @@ def _is_real(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _as_float(value: object) -> float:
+    """``float(value)``, with an int too large for a float (``10**400``) as infinity."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf  # type: ignore[operator]
+
+
 # --------------------------------------------------------------------------------------------
 # scalars
 # --------------------------------------------------------------------------------------------
@@ -93,12 +123,20 @@ def check_integer(value: object, name: str) -> int:
     return int(value)  # type: ignore[call-overload]
 
 
-def check_count(value: object, name: str, minimum: int) -> int:
-    """``value`` as an int if it is an integer ``>= minimum`` (bool refused), else raise."""
+def check_count(
+    value: object, name: str, minimum: int, maximum: int | None = None
+) -> int:
+    """``value`` as an int if it is an integer ``>= minimum`` (bool refused), else raise.
+
+    ``maximum``: the largest accepted value (a stated limit on a size), if any; the message
+    states it when it is the bound that was broken.
+    """
     accepted = f"an integer >= {minimum}"
+    if maximum is not None and _is_integer(value) and value > maximum:  # type: ignore[operator]
+        accepted = f"an integer in {minimum} .. {maximum}"  # the bound it broke
     if not _is_integer(value):
         raise TypeError(_message(name, accepted, describe(value)))
-    if value < minimum:  # type: ignore[operator]
+    if value < minimum or (maximum is not None and value > maximum):  # type: ignore[operator]
         raise ValueError(_message(name, accepted, describe(value)))
     return int(value)  # type: ignore[call-overload]
 
@@ -113,13 +151,17 @@ def check_index(value: object, name: str, size: int) -> int:
     return int(value)  # type: ignore[call-overload]
 
 
-def check_dim(dim: object) -> int:
-    """``dim`` as an int if it is a positive even integer, else raise."""
+def check_dim(dim: object, name: str = "dim") -> int:
+    """``dim`` as an int if it is a positive even integer up to :data:`MAX_DIM`, else raise."""
     accepted = "a positive even integer"
     if not _is_integer(dim):
-        raise TypeError(_message("dim", accepted, describe(dim)))
+        raise TypeError(_message(name, accepted, describe(dim)))
     if dim <= 0 or dim % 2:  # type: ignore[operator]
-        raise ValueError(_message("dim", accepted, describe(dim)))
+        raise ValueError(_message(name, accepted, describe(dim)))
+    if dim > MAX_DIM:  # type: ignore[operator]
+        raise ValueError(
+            _message(name, f"an even integer <= MAX_DIM = {MAX_DIM}", describe(dim))
+        )
     return int(dim)  # type: ignore[call-overload]
 
 
@@ -139,7 +181,7 @@ def check_real(
     accepted = " ".join(parts)
     if not _is_real(value):
         raise TypeError(_message(name, accepted, describe(value)))
-    number = float(value)  # type: ignore[arg-type]
+    number = _as_float(value)
     if (
         not math.isfinite(number)
         or (above is not None and number <= above)
@@ -210,21 +252,37 @@ def check_max_bytes(max_bytes: object) -> int:
     accepted = "a positive whole number of bytes"
     if not _is_real(max_bytes):
         raise TypeError(_message("max_bytes", accepted, describe(max_bytes)))
-    number = float(max_bytes)  # type: ignore[arg-type]
+    number = _as_float(max_bytes)
     if not math.isfinite(number) or number <= 0 or number != math.floor(number):
         raise ValueError(_message("max_bytes", accepted, describe(max_bytes)))
     return int(max_bytes) if _is_integer(max_bytes) else int(number)  # type: ignore[call-overload]
 
 
-def check_table_size(length: int, dim: int, itemsize: int, max_bytes: object) -> None:
-    """Refuse a ``length x dim`` table of ``itemsize``-byte entries larger than ``max_bytes``."""
+def check_table_size(
+    length: int,
+    dim: int,
+    itemsize: int,
+    max_bytes: object,
+    *,
+    names: str = "positions x dim",
+) -> None:
+    """Refuse a ``length x dim`` table of ``itemsize``-byte entries larger than ``max_bytes``.
+
+    ``names`` says which arguments give the two sizes, for the message.
+    """
     limit = check_max_bytes(max_bytes)
     needed = length * dim * itemsize
+    fewer = "fewer positions" if names == "positions x dim" else "smaller sizes"
     if needed > limit:
         raise ValueError(
-            f"positions x dim = {length} x {dim} needs {needed / 2**20:.0f} MiB, over the limit "
-            f"max_bytes = {limit / 2**20:.0f} MiB; pass a larger max_bytes or fewer positions"
+            f"{names} = {length} x {dim} needs {_mib(needed)} MiB, over the limit "
+            f"max_bytes = {_mib(limit)} MiB; pass a larger max_bytes or {fewer}"
         )
+
+
+def _mib(size: int) -> str:
+    """``size`` bytes in MiB, rounded, in integer arithmetic (exact for any size)."""
+    return str((int(size) + 2**19) // 2**20)
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,15 +291,31 @@ def check_table_size(length: int, dim: int, itemsize: int, max_bytes: object) ->
 
 
 def _as_array(values: object, name: str, accepted: str) -> np.ndarray:
-    """``numpy.asarray(values)``, with ragged lists and ``None`` reported as a TypeError."""
+    """``numpy.asarray(values)``; ``None`` is a TypeError, a ragged nested list a ValueError.
+
+    A torch tensor that requires grad is detached first (numpy cannot hold it).
+    """
     if values is None:
         raise TypeError(_message(name, accepted, "None"))
+    if getattr(values, "requires_grad", False) and hasattr(values, "detach"):
+        values = values.detach()  # type: ignore[union-attr]
     try:
         return np.asarray(values)
-    except (TypeError, ValueError) as exc:  # ragged nested lists and the like
-        raise TypeError(
-            _message(name, accepted, f"{describe(values)} ({exc})")
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            _message(name, accepted, f"{describe(values)} of ragged shape")
         ) from exc
+    except (TypeError, OverflowError, RuntimeError) as exc:
+        raise TypeError(_message(name, accepted, describe(values))) from exc
+
+
+def as_array(values: object, name: str, accepted: str = "an array") -> np.ndarray:
+    """``numpy.asarray(values)`` for a function that checks the dtype and shape itself.
+
+    ``None`` is a TypeError and a ragged nested list a ValueError naming ``name``; a tensor that
+    requires grad is detached.
+    """
+    return _as_array(values, name, accepted)
 
 
 def _real_float64(array: np.ndarray, name: str, accepted: str) -> np.ndarray:
@@ -259,10 +333,22 @@ def _real_float64(array: np.ndarray, name: str, accepted: str) -> np.ndarray:
     return out
 
 
-def check_real_array(values: object, name: str) -> np.ndarray:
-    """Finite real numbers of any shape (a scalar gives a 0-d array) as a float64 array."""
+def check_real_array(
+    values: object, name: str, *, max_abs: float | None = None
+) -> np.ndarray:
+    """Finite real numbers of any shape (a scalar gives a 0-d array) as a float64 array.
+
+    ``max_abs``: the largest magnitude accepted (the range where a computation is valid).
+    """
     accepted = "finite real numbers (a scalar or an array)"
-    return _real_float64(_as_array(values, name, accepted), name, accepted)
+    if max_abs is not None:
+        accepted = f"finite real numbers of magnitude <= {max_abs:g}"
+    array = _real_float64(_as_array(values, name, accepted), name, accepted)
+    if max_abs is not None and array.size and np.abs(array).max() > max_abs:
+        raise ValueError(
+            _message(name, accepted, f"the value {np.abs(array).max():g} in magnitude")
+        )
+    return array
 
 
 def check_vector(
@@ -319,15 +405,58 @@ def check_matrix(
     return array
 
 
-def check_positions(positions: object) -> np.ndarray:
+def check_index_array(values: object, name: str, size: int) -> np.ndarray:
+    """Integer indices in ``0 .. size - 1``, any shape, as an intp array, else raise."""
+    accepted = f"integers in 0 .. {size - 1}"
+    array = _as_array(values, name, accepted)
+    if array.dtype.kind not in "iu":
+        raise TypeError(_message(name, accepted, f"an array of dtype {array.dtype}"))
+    if array.size and (array.min() < 0 or array.max() >= size):
+        raise ValueError(
+            _message(name, accepted, f"values from {array.min()} to {array.max()}")
+        )
+    return array.astype(np.intp)
+
+
+def check_broadcast(
+    first: np.ndarray, second: np.ndarray, names: tuple[str, str]
+) -> tuple[int, ...]:
+    """The shape ``first`` and ``second`` broadcast to, else raise naming both arguments."""
+    try:
+        return tuple(np.broadcast_shapes(first.shape, second.shape))
+    except ValueError as exc:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must broadcast to one shape, got shapes "
+            f"{first.shape} and {second.shape}"
+        ) from exc
+
+
+def check_finite_result(values: object, name: str, accepted: str, given: str) -> None:
+    """Raise ``<name> must be <accepted>, got <given>`` if a result holds NaN or infinity.
+
+    For computations whose valid range is simplest to state by its result (a polynomial that
+    overflows float64): no silent NaN or infinity from finite arguments.
+    """
+    if not np.all(np.isfinite(values)):  # type: ignore[call-overload]
+        raise ValueError(_message(name, accepted, given))
+
+
+def check_positions(positions: object, *, exact: bool = True) -> np.ndarray:
     """Positions as a float64 array.
 
     An integer ``L >= 0`` means positions ``0, 1, ..., L-1``; otherwise ``positions`` must be a
-    1-D array-like of finite real numbers (fractional positions are allowed).
+    1-D array-like of finite real numbers (fractional positions are allowed). ``exact``: refuse
+    integers beyond :math:`2^{53}` in magnitude, which float64 cannot tell apart
+    (``2**60`` and ``2**60 + 1`` would give the same row).
     """
     if _is_integer(positions):
         if positions < 0:  # type: ignore[operator]
             raise ValueError(_message("positions", _POSITIONS, describe(positions)))
+        if positions * 8 > DEFAULT_MAX_BYTES:  # type: ignore[operator]
+            longest = DEFAULT_MAX_BYTES // 8
+            raise ValueError(
+                _message("positions", f"a length L <= {longest}", describe(positions))
+            )
         return np.arange(int(positions), dtype=np.float64)  # type: ignore[call-overload]
     if positions is None or isinstance(positions, (bool, str, numbers.Number)):
         raise TypeError(_message("positions", _POSITIONS, describe(positions)))
@@ -338,6 +467,17 @@ def check_positions(positions: object) -> np.ndarray:
         raise ValueError(
             _message("positions", _POSITIONS, f"an array of shape {array.shape}")
         )
+    if exact and array.size and np.abs(array).max() > 2.0**53:
+        raw = np.asarray(positions)
+        if raw.dtype.kind in "iu" or raw.dtype == object:
+            biggest = raw[np.abs(array) > 2.0**53][0]
+            raise ValueError(
+                _message(
+                    "positions",
+                    "integers of magnitude <= 2**53 (exact in float64)",
+                    f"the position {int(biggest)}",
+                )
+            )
     return array
 
 
@@ -347,7 +487,7 @@ def check_token_positions(positions: object) -> np.ndarray:
     Integer arrays are kept exact beyond :math:`2^{53}`; float input must stay below it.
     """
     accepted = "an int length L >= 0 or a 1-D array of whole numbers >= 0"
-    as_float = check_positions(positions)
+    as_float = check_positions(positions, exact=False)
     if np.any(as_float < 0):
         raise ValueError(
             _message("positions", accepted, f"the position {as_float.min():g}")
@@ -367,6 +507,22 @@ def check_token_positions(positions: object) -> np.ndarray:
             )
         )
     return as_float.astype(np.int64)
+
+
+def check_sequence(value: object, name: str, accepted: str) -> list:
+    """``value`` as a list if it is a list, tuple, range or 1-D array, else raise.
+
+    ``accepted`` says what the items are (``"task names"``); strings are refused (a string is a
+    sequence of characters, never what is meant).
+    """
+    wanted = f"a list or tuple of {accepted}"
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise ValueError(_message(name, wanted, describe(value)))
+        return list(value)
+    if not isinstance(value, (list, tuple, range)):
+        raise TypeError(_message(name, wanted, describe(value)))
+    return list(value)
 
 
 def check_instance(

@@ -40,6 +40,7 @@ from ._validation import (
     check_dim,
     check_float_dtype,
     check_integer,
+    check_real_array,
     check_vector,
     describe,
 )
@@ -92,7 +93,7 @@ def integer_progression(positions: ArrayLike) -> tuple[int, int] | None:
     >>> integer_progression([0.0, 0.5]) is None
     True
     """
-    pos = np.asarray(positions, dtype=np.float64)
+    pos = check_real_array(positions, "positions")
     if pos.ndim != 1 or pos.size == 0:
         return None
     if not np.all(np.isfinite(pos)) or np.max(np.abs(pos)) > MAX_EXACT_POSITION:
@@ -277,7 +278,7 @@ def fill_progression(
     accepted = f"index arrays or slices that together cover 0 .. {dim - 1} once"
     try:
         sin_index, cos_index = columns[sin_cols], columns[cos_cols]
-    except (IndexError, TypeError, ValueError) as exc:
+    except (IndexError, TypeError, ValueError, RuntimeError) as exc:
         raise ValueError(f"sin_cols and cos_cols must be {accepted}: {exc}") from exc
     both = np.concatenate([np.ravel(sin_index), np.ravel(cos_index)])
     if not np.array_equal(np.sort(both), columns) or np.size(sin_index) != dim // 2:

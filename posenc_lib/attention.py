@@ -149,7 +149,7 @@ class PooledScalarModel(nn.Module):
                 f"layer must map (L, d) to (L, {self.readout.numel()}) (the readout's length), "
                 f"but it returned shape {tuple(out.shape)}"
             )
-        return out.mean(dim=0) @ self.readout
+        return out.mean(dim=0) @ self.readout.to(out.dtype)
 
 
 def two_token_function(

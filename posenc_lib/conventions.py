@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ._validation import check_choice, check_count, check_dim, check_index
+from ._validation import MAX_LENGTH, check_choice, check_count, check_dim, check_index
 from .encoding import sinusoidal
 
 __all__ = ["CONVENTIONS", "framework_rows", "framework_table"]
@@ -134,7 +134,7 @@ def framework_rows(convention: str, length: int, *, padding_idx: int = 1) -> np.
     array([0, 1, 2])
     """
     check_choice(convention, "convention", tuple(CONVENTIONS))
-    length = check_count(length, "length", 0)
-    padding_idx = check_count(padding_idx, "padding_idx", 0)
+    length = check_count(length, "length", 0, MAX_LENGTH)
+    padding_idx = check_count(padding_idx, "padding_idx", 0, 2**62)
     offset = padding_idx + 1 if CONVENTIONS[convention]["padding_row"] else 0
     return offset + np.arange(length)

@@ -25,6 +25,7 @@ from ._validation import (
     check_base,
     check_choice,
     check_dim,
+    check_finite_result,
     check_index,
     check_real_array,
 )
@@ -120,6 +121,21 @@ def _nonzero_offsets(delta: ArrayLike, form: str) -> np.ndarray:
     return offsets
 
 
+def _in_range(values: np.ndarray, offsets: np.ndarray, what: str) -> np.ndarray:
+    """``values`` if finite; else raise naming the offsets at which ``what`` leaves float64."""
+    bad = ~np.isfinite(values)
+    if np.any(bad):
+        worst = float(np.broadcast_to(offsets, values.shape)[bad].flat[0])
+        check_finite_result(
+            values,
+            "delta",
+            f"offsets at which the {what} stays within the float64 range (|delta| up to "
+            "about 1e75, and not below 1e-150 where it divides by delta)",
+            f"delta = {worst:g}",
+        )
+    return values
+
+
 def kernel_taylor(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
     r"""Small-offset form :math:`1 - \frac{\Delta^2(1-b^{-2})}{4\ln b}` of :math:`\bar\kappa`.
 
@@ -152,7 +168,9 @@ def kernel_taylor(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
     """
     base = check_base(base)
     offsets = check_real_array(delta, "delta")
-    return 1.0 - offsets**2 * (1.0 - base**-2.0) / (4.0 * np.log(base))
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = 1.0 - offsets**2 * (1.0 - base**-2.0) / (4.0 * np.log(base))
+    return _in_range(values, offsets, "Taylor form")
 
 
 def kernel_log(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
@@ -260,12 +278,16 @@ def asymptotic_bound(
     base = check_base(base)
     offsets = check_real_array(delta, "delta")
     log_b = np.log(base)
-    if form == "taylor":
-        return offsets**4 * (1.0 - base**-4.0) / (96.0 * log_b)
-    x = np.abs(_nonzero_offsets(offsets, f"{form!r} bound"))
-    if form == "log":
-        return (2.0 / x + (x / base) ** 2 / 4.0) / log_b
-    return 2.0 * (1.0 + base**2) / (x**2 * log_b)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if form == "taylor":
+            values = offsets**4 * (1.0 - base**-4.0) / (96.0 * log_b)
+        else:
+            x = np.abs(_nonzero_offsets(offsets, f"{form!r} bound"))
+            if form == "log":
+                values = (2.0 / x + (x / base) ** 2 / 4.0) / log_b
+            else:
+                values = 2.0 * (1.0 + base**2) / (x**2 * log_b)
+    return _in_range(np.asarray(values), offsets, f"{form!r} bound")
 
 
 def kernel_euler_maclaurin(

@@ -23,7 +23,11 @@ from numpy.typing import ArrayLike
 from ._validation import check_count, check_dim, check_real_array
 from .encoding import frequencies
 
-__all__ = ["min_separation", "offset_distance", "separation_bound"]
+__all__ = ["MAX_SCAN", "min_separation", "offset_distance", "separation_bound"]
+
+#: Most angles (offsets x frequencies, ``(L - 1) * d/2``) :func:`min_separation` scans: a few
+#: seconds of CPU; a longer scan is refused before it starts.
+MAX_SCAN = 1 << 27
 
 #: Elements of the (offsets x frequencies) angle block evaluated at once; bounds memory to ~32 MiB.
 _CHUNK_ELEMENTS = 1 << 22
@@ -82,7 +86,8 @@ def min_separation(
     Parameters
     ----------
     length : int
-        :math:`L`, an integer ``>= 2`` (at least two positions).
+        :math:`L`, an integer ``>= 2`` (at least two positions), with
+        :math:`(L-1)\,d/2` at most :data:`MAX_SCAN` (the scan's cost).
     dim, base, spacing
         As in :func:`posenc_lib.frequencies`.
 
@@ -100,7 +105,8 @@ def min_separation(
     >>> print(f"{distance:.1e} at offset {delta}")
     6.0e-05 at offset 710
     """
-    length = check_count(length, "length", 2)
+    dim = check_dim(dim)
+    length = check_count(length, "length", 2, 1 + MAX_SCAN // (dim // 2))
     theta = frequencies(dim, base=base, spacing=spacing)
     # scan the offsets 1 .. L-1 in blocks, so that memory stays bounded for any L
     step = max(1, _CHUNK_ELEMENTS // theta.size)
@@ -122,6 +128,8 @@ def _integer_root_floor(value: int, power: int) -> int:
     """
     if value < 2:
         return value
+    if value.bit_length() <= power:  # value < 2**power: the root is below 2
+        return 1
     root = 1 << -(
         -value.bit_length() // power
     )  # 2**ceil(bits/power) > value**(1/power)

@@ -169,7 +169,7 @@ def rotated_diagonal_shares(
     c : array_like
         A non-zero square matrix.
     n_samples : int
-        The number of rotations, at least 1.
+        The number of rotations, 1 … 10**6.
     rng : numpy.random.Generator
         The source of randomness.
 
@@ -188,7 +188,7 @@ def rotated_diagonal_shares(
     0.50 (expected (1 + 2)/6 = 0.50)
     """
     c = check_matrix(c, "c", square=True)
-    n_samples = check_count(n_samples, "n_samples", 1)
+    n_samples = check_count(n_samples, "n_samples", 1, 10**6)
     rng = check_rng(rng)
     frob = _frobenius_squared(c, "c")
     out = np.empty(n_samples)

@@ -159,9 +159,19 @@ def angles(
            [1. , 0.1],
            [2. , 0.2]])
     """
-    return np.multiply.outer(
-        check_positions(positions), frequencies(dim, base=base, spacing=spacing)
+    theta = frequencies(dim, base=base, spacing=spacing)
+    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
+        size = max(
+            int(positions), 0
+        )  # sized before numpy.arange allocates the positions
+        check_table_size(
+            size, theta.size, 8, DEFAULT_MAX_BYTES, names="positions x dim/2"
+        )
+    pos = check_positions(positions)
+    check_table_size(
+        pos.size, theta.size, 8, DEFAULT_MAX_BYTES, names="positions x dim/2"
     )
+    return np.multiply.outer(pos, theta)
 
 
 def sinusoidal(
@@ -317,6 +327,7 @@ def _odd_table(
         )
     check_choice(layout, "layout", LAYOUTS)
     out_dtype = check_float_dtype(dtype)
+    check_dim(dim + 1)  # the same cap MAX_DIM as an even dim
     if odd_dim == "zero_pad":
         if dim < 3:
             raise ValueError(f"dim must be >= 3 with odd_dim='zero_pad', got {dim}")
@@ -416,6 +427,7 @@ def shift_matrix(
     True
     """
     dim = check_dim(dim)
+    check_table_size(dim, dim, 8, DEFAULT_MAX_BYTES, names="dim x dim")
     check_choice(layout, "layout", LAYOUTS)
     shift = check_real(delta, "delta")
     phase = shift * frequencies(dim, base=base, spacing=spacing)

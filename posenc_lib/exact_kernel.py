@@ -48,7 +48,7 @@ from ._validation import (
 )
 from .encoding import SPACINGS
 
-__all__ = ["kernel", "kernel_from_frequencies"]
+__all__ = ["MAX_OFFSET", "kernel", "kernel_from_frequencies"]
 
 #: Routes to extended-precision frequencies, most precise first available (module docstring).
 _FREQUENCY_ROUTES = ("longdouble", "mpmath", "float64")
@@ -62,6 +62,10 @@ _SPLITTER = 134217729.0
 #: 1/(2π) as a double-double (hi + lo), so that θ/(2π) is formed to about 1e-32 relative.
 _INV_TWO_PI_HI = 0.15915494309189535
 _INV_TWO_PI_LO = -9.839338337591243e-18
+
+#: Largest offset magnitude (and, for :func:`kernel_from_frequencies`, largest product of an
+#: offset and a frequency) accepted: Veltkamp's split of a larger float64 overflows.
+MAX_OFFSET = 1e300
 
 #: Offsets from which the low-half product's fractional part is also taken (2**30).
 _BIG_OFFSET = float(2**30)
@@ -213,7 +217,8 @@ def kernel(
     Parameters
     ----------
     delta : float or array_like
-        Offsets :math:`\Delta`: a scalar or an array of any shape of finite reals.
+        Offsets :math:`\Delta`: a scalar or an array of any shape of finite reals of
+        magnitude at most :data:`MAX_OFFSET` (:math:`10^{300}`).
     dim : int
         The model dimension :math:`d`, a positive even integer.
     base : float
@@ -252,7 +257,7 @@ def kernel(
     dim = check_dim(dim)
     base = check_base(base)
     check_choice(spacing, "spacing", SPACINGS)
-    offsets = check_real_array(delta, "delta")
+    offsets = check_real_array(delta, "delta", max_abs=MAX_OFFSET)
     hi, lo = _cycles(dim, base, spacing, _frequency_route())
     return _mean_cos_cycles(offsets, hi, lo)
 
@@ -268,10 +273,11 @@ def kernel_from_frequencies(delta: ArrayLike, theta: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     delta : float or array_like
-        Offsets, a scalar or an array of any shape of finite reals.
+        Offsets, a scalar or an array of any shape of finite reals, of magnitude at most
+        :data:`MAX_OFFSET` divided by ``max(1, max|theta|)``.
     theta : array_like
-        The frequencies (radians per token), a non-empty 1-D array of finite reals, taken as
-        exact float64 numbers.
+        The frequencies (radians per token), a non-empty 1-D array of finite reals of
+        magnitude at most :data:`MAX_OFFSET`, taken as exact float64 numbers.
 
     Returns
     -------
@@ -287,7 +293,9 @@ def kernel_from_frequencies(delta: ArrayLike, theta: ArrayLike) -> np.ndarray:
     True
     """
     freqs = check_vector(theta, "theta")
-    offsets = check_real_array(delta, "delta")
+    top = float(np.abs(freqs).max())
+    offsets = check_real_array(delta, "delta", max_abs=MAX_OFFSET / max(top, 1.0))
+    check_real_array(freqs, "theta", max_abs=MAX_OFFSET)
     p, e = _two_prod(freqs, _INV_TWO_PI_HI)
     hi = p
     lo = e + freqs * _INV_TWO_PI_LO

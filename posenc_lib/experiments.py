@@ -54,15 +54,19 @@ from torch import Tensor
 
 from ._cli import partial_path, writable_output_path, write_json_atomic
 from ._validation import (
+    DEFAULT_MAX_BYTES,
     check_base,
     check_choice,
     check_count,
     check_instance,
     check_real,
     check_rng,
+    check_sequence,
+    check_table_size,
     check_vector,
+    describe,
 )
-from .nn import SCHEMES, TinyTransformer
+from .nn import MAX_LAYERS, SCHEMES, TinyTransformer
 
 __all__ = [
     "EVAL_SEED",
@@ -143,11 +147,15 @@ def make_batch(
     """
     check_choice(task, "task", TASKS)
     batch_size = check_count(batch_size, "batch_size", 1)
-    vocab_size = check_count(vocab_size, "vocab_size", 2)
+    vocab_size = check_count(vocab_size, "vocab_size", 2, 2**62)
     k = check_count(k, "k", 1 if task == "offset" else 0)
     first = k if task == "offset" else k + 1
     length = check_count(length, "length", first + 1)
     rng = check_rng(rng)
+    # tokens and targets: two int64 arrays of batch_size x length
+    check_table_size(
+        batch_size, length, 16, DEFAULT_MAX_BYTES, names="batch_size x length"
+    )
     tokens = rng.integers(0, vocab_size, size=(batch_size, length), dtype=np.int64)
     targets = np.full((batch_size, length), IGNORE, dtype=np.int64)
     if task == "offset":
@@ -208,17 +216,17 @@ class Config:
         check_count(self.k, "k", 1 if self.task == "offset" else 0)
         for name in ("vocab_size", "train_length"):
             check_count(getattr(self, name), name, 2)
+        check_count(self.n_layers, "n_layers", 1, MAX_LAYERS)
         for name in (
             "dim",
             "n_heads",
-            "n_layers",
             "steps",
             "batch_size",
             "eval_sequences",
         ):
             check_count(getattr(self, name), name, 1)
         check_count(self.warmup, "warmup", 0)
-        check_count(self.seed, "seed", 0)
+        check_count(self.seed, "seed", 0, 2**63 - 1)
         check_real(self.lr, "lr", above=0.0, below=1.0)
         multiples = check_vector(self.test_multiples, "test_multiples", minimum=1.0)
         object.__setattr__(self, "test_multiples", tuple(float(m) for m in multiples))
@@ -376,6 +384,9 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
     >>> 0.0 <= result["accuracy"] <= 1.0, result["per_position"][0]
     (True, None)
     """
+    model = check_instance(
+        model, "model", torch.nn.Module, "a torch.nn.Module such as a TinyTransformer"
+    )
     config = check_instance(config, "config", Config, "a posenc_lib.experiments.Config")
     length = check_count(length, "length", 2)
     rng = np.random.default_rng([EVAL_SEED, TASKS.index(config.task), config.k, length])
@@ -486,12 +497,33 @@ def expand_grid(
     base_config = check_instance(
         base_config, "base_config", Config, "a posenc_lib.experiments.Config"
     )
+    tasks = check_sequence(tasks, "tasks", "task names")
+    for i, task in enumerate(tasks):
+        check_choice(task, f"tasks[{i}]", TASKS)
+    schemes = check_sequence(schemes, "schemes", "scheme names")
+    for i, scheme in enumerate(schemes):
+        check_choice(scheme, f"schemes[{i}]", SCHEMES)
+    sinusoidal_bases = check_sequence(sinusoidal_bases, "sinusoidal_bases", "bases > 1")
+    sinusoidal_bases = [
+        check_real(b, f"sinusoidal_bases[{i}]", above=1.0)
+        for i, b in enumerate(sinusoidal_bases)
+    ]
+    rotary_bases = check_sequence(rotary_bases, "rotary_bases", "bases > 1")
+    rotary_bases = [
+        check_real(b, f"rotary_bases[{i}]", above=1.0)
+        for i, b in enumerate(rotary_bases)
+    ]
+    seeds = check_sequence(seeds, "seeds", "seeds (integers >= 0)")
+    seeds = [check_count(s, f"seeds[{i}]", 0, 2**63 - 1) for i, s in enumerate(seeds)]
+    if k is not None:
+        check_instance(k, "k", dict, "None or a dict {task: k}")
+        for task, value in k.items():
+            check_choice(task, "k's keys", TASKS)
+            check_count(value, f"k[{task!r}]", 0)
     configs = []
     for task in tasks:
-        check_choice(task, "task", TASKS)
         task_k = (k or {}).get(task, base_config.k)
         for scheme in schemes:
-            check_choice(scheme, "scheme", SCHEMES)
             bases = {"sinusoidal": sinusoidal_bases, "rotary": rotary_bases}.get(
                 scheme, (base_config.base,)
             )
@@ -571,11 +603,21 @@ def summarize(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     >>> row["seeds"], round(row["accuracy"]["16"]["mean"], 3), row["accuracy"]["16"]["max"]
     (2, 0.6, 0.7)
     """
+    results = check_sequence(results, "results", "run() results (dicts)")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for result in results:
-        groups.setdefault((result["config"]["task"], result["label"]), []).append(
-            result
-        )
+    for i, result in enumerate(results):
+        try:
+            key = (result["config"]["task"], result["label"])
+            accuracy = result["accuracy"]
+            values = [float(a) for a in accuracy.values()]
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
+            raise TypeError(
+                f"results[{i}] must be a run() result (a dict with 'config', 'label' and "
+                f"'accuracy'), got {describe(result)}"
+            ) from exc
+        if not all(math.isfinite(a) for a in values):
+            raise ValueError(f"results[{i}] must have finite accuracies, got {values}")
+        groups.setdefault(key, []).append(result)
     rows = []
     for (task, label), members in groups.items():
         row: dict[str, Any] = {

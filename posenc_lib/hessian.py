@@ -32,7 +32,14 @@ import torch
 from numpy.typing import ArrayLike
 from torch import Tensor
 
-from ._validation import check_callable, check_tensor, check_vector
+from ._validation import (
+    check_callable,
+    check_finite_result,
+    check_real_array,
+    check_tensor,
+    check_vector,
+    describe,
+)
 
 __all__ = [
     "HessianBlocks",
@@ -67,6 +74,17 @@ def _directions(
     p_m = check_tensor(p_m, "p_m", shape=tuple(x_m.shape), dtype=x_m.dtype, like="x_m")
     p_n = check_tensor(p_n, "p_n", shape=tuple(x_n.shape), dtype=x_n.dtype, like="x_n")
     return p_m, p_n
+
+
+def _apply(f: PairFunction, a: Tensor, b: Tensor) -> object:
+    """``f(a, b)``, with an error inside ``f`` (shapes it cannot combine) reported as f's."""
+    try:
+        return f(a, b)
+    except (RuntimeError, IndexError) as exc:
+        raise ValueError(
+            f"f must accept x_m of shape {tuple(a.shape)} and x_n of shape "
+            f"{tuple(b.shape)}; calling it raised {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _scalar(value: object) -> Tensor:
@@ -159,7 +177,7 @@ def cross_hessian(f: PairFunction, x_m: Tensor, x_n: Tensor) -> Tensor:
     f, x_m, x_n = _point(f, x_m, x_n)
     a, b = _leaf(x_m), _leaf(x_n)
     with math_attention_backend():
-        value = _scalar(f(a, b))
+        value = _scalar(_apply(f, a, b))
         (g_m,) = _grad(value, (a,), create_graph=True)
         rows = [_grad(g_m[i], (b,), create_graph=False)[0] for i in range(a.numel())]
     return torch.stack(rows).detach()
@@ -223,7 +241,7 @@ def hessian_blocks(f: PairFunction, x_m: Tensor, x_n: Tensor) -> HessianBlocks:
     f, x_m, x_n = _point(f, x_m, x_n)
     a, b = _leaf(x_m), _leaf(x_n)
     with math_attention_backend():
-        value = _scalar(f(a, b))
+        value = _scalar(_apply(f, a, b))
         g_m, g_n = _grad(value, (a, b), create_graph=True)
         rows_m = [_grad(g_m[i], (a, b), create_graph=False) for i in range(a.numel())]
         rows_n = [_grad(g_n[j], (b,), create_graph=False)[0] for j in range(b.numel())]
@@ -260,9 +278,21 @@ class TaylorTerms:
         + \varepsilon^2(\tfrac12 p_m^\top H_{mm} p_m + \tfrac12 p_n^\top H_{nn} p_n
         + p_m^\top H p_n)`.
         """
+        scale = check_real_array(eps, "eps")
         first = self.first_m + self.first_n
         second = self.second_m + self.second_n + self.cross
-        return self.constant + eps * first + eps**2 * second
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = self.constant + scale * first + scale**2 * second
+        if not np.all(np.isfinite(value)):
+            given = (
+                describe(eps)
+                if scale.ndim == 0
+                else f"|eps| up to {abs(scale).max():g}"
+            )
+            check_finite_result(
+                value, "eps", "small enough to keep the expansion within float64", given
+            )
+        return float(value) if scale.ndim == 0 else value
 
     @property
     def approximation(self) -> float:
@@ -305,7 +335,7 @@ def taylor_terms(
     p_m, p_n = _directions(x_m, x_n, p_m, p_n)
     a, b = _leaf(x_m), _leaf(x_n)
     with math_attention_backend():
-        value = _scalar(f(a, b))
+        value = _scalar(_apply(f, a, b))
         g_m, g_n = _grad(value, (a, b), create_graph=True)
         hv_m = _grad((g_m * p_m).sum(), (a, b), create_graph=False)  # H (p_m, 0)
         hv_n = _grad((g_n * p_n).sum(), (b,), create_graph=False)  # H_nn p_n
@@ -362,7 +392,7 @@ def taylor_remainder(
     exact = np.empty_like(eps)
     with torch.no_grad(), math_attention_backend():
         for i, e in enumerate(eps):
-            exact[i] = float(_scalar(f(x_m + e * p_m, x_n + e * p_n)))
+            exact[i] = float(_scalar(_apply(f, x_m + e * p_m, x_n + e * p_n)))
     return np.abs(exact - terms.at_scale(eps))
 
 
@@ -399,8 +429,8 @@ def mixed_difference(
     f, x_m, x_n = _point(f, x_m, x_n)
     p_m, p_n = _directions(x_m, x_n, p_m, p_n)
     with torch.no_grad(), math_attention_backend():
-        both = _scalar(f(x_m + p_m, x_n + p_n))
-        only_m = _scalar(f(x_m + p_m, x_n))
-        only_n = _scalar(f(x_m, x_n + p_n))
-        neither = _scalar(f(x_m, x_n))
+        both = _scalar(_apply(f, x_m + p_m, x_n + p_n))
+        only_m = _scalar(_apply(f, x_m + p_m, x_n))
+        only_n = _scalar(_apply(f, x_m, x_n + p_n))
+        neither = _scalar(_apply(f, x_m, x_n))
     return float(both - only_m - only_n + neither)

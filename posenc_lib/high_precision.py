@@ -7,6 +7,7 @@ own float64 arithmetic. mpmath (the ``sym`` extra) is imported by :func:`referen
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,17 +15,25 @@ from numpy.typing import ArrayLike
 
 from ._validation import (
     check_base,
+    check_broadcast,
     check_choice,
     check_count,
     check_dim,
+    check_index_array,
     check_matrix,
     check_positions,
-    describe,
+    check_real_array,
 )
 from .encoding import SPACINGS
 from .layouts import LAYOUTS, pair_columns
 
-__all__ = ["reference_entries", "sampled_error"]
+__all__ = ["MAX_DPS", "MAX_ENTRIES", "reference_entries", "sampled_error"]
+
+#: Most decimal digits :func:`reference_entries` works in (10**7 would run for minutes).
+MAX_DPS = 1000
+
+#: Most entries :func:`reference_entries` evaluates in one call (each is an mpmath evaluation).
+MAX_ENTRIES = 100_000
 
 
 def reference_entries(
@@ -55,7 +64,8 @@ def reference_entries(
     spacing : str
         One of :data:`posenc_lib.SPACINGS`.
     dps : int
-        Decimal digits of the computation, at least 20.
+        Decimal digits of the computation, 20 … :data:`MAX_DPS`. At most
+        :data:`MAX_ENTRIES` entries are evaluated per call.
 
     Returns
     -------
@@ -75,17 +85,14 @@ def reference_entries(
     dim = check_dim(dim)
     base = check_base(base)
     check_choice(spacing, "spacing", SPACINGS)
-    dps = check_count(dps, "dps", 20)
-    pos = check_positions(np.ravel(np.asarray(positions))).reshape(np.shape(positions))
-    pair = np.asarray(pairs)
-    if not np.issubdtype(pair.dtype, np.integer):
-        raise TypeError(
-            f"pairs must be integers in 0 .. {dim // 2 - 1}, got {describe(pair)}"
-        )
-    if pair.size and (pair.min() < 0 or pair.max() >= dim // 2):
+    dps = check_count(dps, "dps", 20, MAX_DPS)
+    pos = check_real_array(positions, "positions")
+    pair = check_index_array(pairs, "pairs", dim // 2)
+    shape = check_broadcast(pos, pair, ("positions", "pairs"))
+    if math.prod(shape) > MAX_ENTRIES:
         raise ValueError(
-            f"pairs must be integers in 0 .. {dim // 2 - 1}, got values from {pair.min()} "
-            f"to {pair.max()}"
+            f"positions x pairs must give at most MAX_ENTRIES = {MAX_ENTRIES} entries, got "
+            f"{math.prod(shape)} (each is an mpmath evaluation)"
         )
     pos_b, pair_b = np.broadcast_arrays(pos, pair)
     sin_out = np.empty(pos_b.shape)
@@ -151,8 +158,8 @@ def sampled_error(
     array = check_matrix(table, "table")
     dim = check_dim(array.shape[1])
     check_choice(layout, "layout", LAYOUTS)
-    row = np.asarray(rows, dtype=np.intp)
-    pair = np.asarray(pairs, dtype=np.intp)
+    row = check_index_array(rows, "rows", array.shape[0])
+    pair = check_index_array(pairs, "pairs", dim // 2)
     if row.shape != pair.shape:
         raise ValueError(
             f"rows and pairs must have one shape, got shapes {row.shape} and {pair.shape}"

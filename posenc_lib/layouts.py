@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_bool, check_choice, check_dim, describe
+from ._validation import as_array, check_bool, check_choice, check_dim, describe
 
 __all__ = ["LAYOUTS", "convert_layout", "layout_permutation", "pair_columns"]
 
@@ -144,7 +144,7 @@ def convert_layout(table: ArrayLike, source: str, target: str) -> np.ndarray:
     >>> bool((back == pe.sinusoidal(3, 8)).all())
     True
     """
-    array = np.asarray(table)
+    array = as_array(table, "table", "an array whose last axis has even length")
     if array.ndim < 1 or array.shape[-1] == 0 or array.shape[-1] % 2:
         raise ValueError(
             "table must be an array whose last axis (the encoding) has even length, "

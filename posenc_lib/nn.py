@@ -60,6 +60,7 @@ from ._validation import (
     check_choice,
     check_count,
     check_dim,
+    check_real,
 )
 from .encoding import SPACINGS, angles, frequencies, sinusoidal
 from .layouts import LAYOUTS, layout_permutation
@@ -67,6 +68,7 @@ from .layouts import LAYOUTS, layout_permutation
 __all__ = [
     "MAX_CACHE_BYTES",
     "MAX_HEADS",
+    "MAX_LAYERS",
     "MAX_MODEL_BYTES",
     "MAX_POSITION",
     "PAIRINGS",
@@ -106,6 +108,9 @@ MAX_HEADS = 1 << 16
 #: Largest parameter memory (bytes) of a :class:`TinyTransformer`, checked before allocation.
 MAX_MODEL_BYTES = DEFAULT_MAX_BYTES
 
+#: Most layers of a :class:`TinyTransformer` (building more takes longer than a few seconds).
+MAX_LAYERS = 256
+
 _VALID = (
     "_posenc_lib_computed"  # attribute set on the buffers this module computed itself
 )
@@ -123,7 +128,7 @@ def _check_even(value: object, name: str) -> int:
         )
     if value <= 0 or value % 2:
         raise ValueError(f"{name} must be a positive even integer, got {value}")
-    return int(value)
+    return check_dim(value, name)  # the cap MAX_DIM
 
 
 def _check_offset(offset: object) -> int:
@@ -213,6 +218,31 @@ def _check_length(value: object, name: str, minimum: int) -> int:
     return check_count(value, name, minimum)
 
 
+def _autocast(device_type: str) -> bool:
+    try:
+        return bool(torch.is_autocast_enabled(device_type))
+    except TypeError:  # torch < 2.4: no device argument
+        return bool(torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled())
+
+
+def _check_dtype(x: Tensor, name: str, dtype: torch.dtype) -> None:
+    """``x`` of the module's ``dtype`` (any dtype under autocast, which converts itself)."""
+    if x.dtype != dtype and not _autocast(x.device.type):
+        raise TypeError(
+            f"{name} must have the module's dtype {dtype} (convert the module with .to), "
+            f"got a tensor of dtype {x.dtype}"
+        )
+
+
+def _check_model_size(count: int, name: str, value: int) -> None:
+    needed = count * torch.get_default_dtype().itemsize
+    if needed > MAX_MODEL_BYTES:
+        raise ValueError(
+            f"{name} = {value} needs {(needed + 2**19) // 2**20} MiB of parameters, over the "
+            f"limit MAX_MODEL_BYTES = {MAX_MODEL_BYTES // 2**20} MiB; use a smaller {name}"
+        )
+
+
 def _resolve_dtype(dtype: torch.dtype | None) -> torch.dtype:
     if dtype is None:
         return torch.get_default_dtype()
@@ -228,18 +258,21 @@ def _resolve_device(device: object) -> torch.device:
         return torch.get_default_device()
     try:
         return torch.device(device)  # type: ignore[arg-type]
-    except (RuntimeError, TypeError) as exc:
+    except (RuntimeError, TypeError, ValueError, OverflowError) as exc:
         raise TypeError(
             f"device must be a torch.device or a device string, got {device!r}"
         ) from exc
 
 
-def _check_cache(length: int, width: int, dtype: torch.dtype, name: str) -> None:
+def _check_cache(
+    length: int, width: int, dtype: torch.dtype, name: str, width_name: str = "dim"
+) -> None:
     needed = length * width * dtype.itemsize
     if needed > MAX_CACHE_BYTES:
         raise ValueError(
-            f"{name} = {length} needs a cache of {needed / 2**20:.0f} MiB, over the limit "
-            f"MAX_CACHE_BYTES = {MAX_CACHE_BYTES / 2**20:.0f} MiB; use a smaller {name} "
+            f"{name} x {width_name} = {length} x {width} needs a cache of "
+            f"{(needed + 2**19) // 2**20} MiB, over the limit MAX_CACHE_BYTES = "
+            f"{MAX_CACHE_BYTES // 2**20} MiB; use a smaller {name} or {width_name} "
             "(longer inputs are still accepted: their rows are computed without caching)"
         )
 
@@ -355,7 +388,7 @@ class LearnedPositionalEmbedding(PositionScheme):
         if self.max_len * self.dim * dtype.itemsize > MAX_MODEL_BYTES:
             raise ValueError(
                 f"max_len x dim = {self.max_len} x {self.dim} is over the limit MAX_MODEL_BYTES = "
-                f"{MAX_MODEL_BYTES / 2**20:.0f} MiB; use a smaller max_len"
+                f"{MAX_MODEL_BYTES // 2**20} MiB; use a smaller max_len"
             )
         self.weight = nn.Parameter(
             torch.empty(
@@ -582,6 +615,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
         """Rows ``offset … offset + length - 1`` of the table, shape (length, dim)."""
         length = check_count(length, "length", 0)
         offset = _check_offset(offset)
+        _check_cache(length, self.dim, self.table.dtype, "length")  # the rows returned
         return self._rows(offset, length, self.table.device)
 
     # -- module protocol ------------------------------------------------------------------------
@@ -798,14 +832,16 @@ class RotaryEmbedding(PositionScheme):
             raise TypeError(
                 f"interpolation_factor must be a positive finite real, got {factor!r}"
             )
-        if not math.isfinite(float(factor)) or factor <= 0:
+        if not math.isfinite(check_real(factor, "interpolation_factor")) or factor <= 0:
             raise ValueError(
                 f"interpolation_factor must be a positive finite real, got {factor}"
             )
         self.interpolation_factor = float(factor)
         initial_length = check_count(initial_length, "initial_length", 1)
         dtype = _resolve_dtype(dtype)
-        _check_cache(initial_length, self.rotary_dim, dtype, "initial_length")
+        _check_cache(
+            initial_length, self.rotary_dim, dtype, "initial_length", "rotary_dim"
+        )
         self._theta = frequencies(self.rotary_dim, base=self.base)
         cos, sin = self._compute(initial_length, dtype, _resolve_device(device))
         self.register_buffer("cos", cos, persistent=False)
@@ -868,7 +904,11 @@ class RotaryEmbedding(PositionScheme):
         """Make sure at least ``length`` positions are cached (dtype and device unchanged)."""
         length = check_count(length, "length", 1)
         _check_cache(
-            _next_power_of_two(length), self.rotary_dim, self.cos.dtype, "length"
+            _next_power_of_two(length),
+            self.rotary_dim,
+            self.cos.dtype,
+            "length",
+            "rotary_dim",
         )
         self._ensure()
         if length > self.cos.shape[0]:
@@ -985,6 +1025,8 @@ class RotaryEmbedding(PositionScheme):
         seq_axis: int | None = None,
     ) -> tuple[Tensor, Tensor]:
         """:meth:`rotate_one` applied to queries and keys at the same positions."""
+        _check_tensor(q, "q", None, self.head_dim)
+        _check_tensor(k, "k", None, self.head_dim)
         return (
             self.rotate_one(q, offset, positions=positions, seq_axis=seq_axis),
             self.rotate_one(k, offset, positions=positions, seq_axis=seq_axis),
@@ -1090,6 +1132,15 @@ class ALiBi(PositionScheme):
         offset = _check_offset(offset)
         causal = check_bool(causal, "causal")
         dtype = _resolve_dtype(dtype)
+        if isinstance(q_len, int) and isinstance(k_len, int):
+            # the float64 distances (q_len x k_len), then the bias (heads x q_len x k_len)
+            needed = q_len * k_len * (8 + self.n_heads * dtype.itemsize)
+            if needed > MAX_CACHE_BYTES:
+                raise ValueError(
+                    f"q_len x k_len x n_heads = {q_len} x {k_len} x {self.n_heads} needs "
+                    f"{(needed + 2**19) // 2**20} MiB, over the limit MAX_CACHE_BYTES = "
+                    f"{MAX_CACHE_BYTES // 2**20} MiB; use shorter q_len or k_len"
+                )
         device = self.slopes.device if device is None else _resolve_device(device)
         if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
             self.slopes = self._compute(
@@ -1140,13 +1191,22 @@ def make_scheme(
     ``"rotary"``; ``base`` is used by ``"sinusoidal"`` (on ``dim``) and ``"rotary"`` (on the head
     dimension ``dim // n_heads``); ``n_heads`` by ``"alibi"``.
     """
-    check_choice(name, "scheme", SCHEMES)
+    check_choice(name, "name", SCHEMES)
     dim = check_dim(dim)
     n_heads = check_count(n_heads, "n_heads", 1)
     if dim % n_heads:
         raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
     if max_len is not None:
         max_len = check_count(max_len, "max_len", 1)
+    if name in ("sinusoidal", "rotary"):
+        width = dim if name == "sinusoidal" else dim // n_heads
+        _check_cache(
+            max_len or 512,
+            width,
+            torch.get_default_dtype(),
+            "max_len",
+            "dim" if name == "sinusoidal" else "dim/n_heads",
+        )
     if name == "none":
         return NoPositionalEncoding()
     if name == "learned":
@@ -1190,6 +1250,7 @@ class SelfAttention(nn.Module):
         if self.dim % self.n_heads:
             raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
         self.head_dim = self.dim // self.n_heads
+        _check_model_size(4 * self.dim * (self.dim + 1), "dim", self.dim)
         if not isinstance(scheme, PositionScheme):
             raise TypeError(
                 f"scheme must be a PositionScheme, got {type(scheme).__name__}"
@@ -1219,6 +1280,7 @@ class SelfAttention(nn.Module):
     ):
         """``x`` (batch, length, dim) → (batch, length, dim) [, weights (batch, heads, L, L)]."""
         _check_tensor(x, "x", (3,), self.dim)
+        _check_dtype(x, "x", self.qkv.weight.dtype)
         offset = _check_offset(offset)
         return_weights = check_bool(return_weights, "return_weights")
         batch, length, _ = x.shape
@@ -1265,9 +1327,14 @@ class Block(nn.Module):
         mlp_ratio: int,
     ):
         super().__init__()
+        dim = check_dim(dim)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        self.norm1 = nn.LayerNorm(dim)
+        _check_model_size(
+            2 * mlp_ratio * dim * (dim + 1), "mlp_ratio x dim", mlp_ratio * dim
+        )
         self.attn = SelfAttention(dim, n_heads, scheme, causal=causal)
+        self.dim = dim
+        self.norm1 = nn.LayerNorm(dim)
         self.norm2 = nn.LayerNorm(dim)
         self.mlp = nn.Sequential(
             nn.Linear(dim, mlp_ratio * dim), nn.GELU(), nn.Linear(mlp_ratio * dim, dim)
@@ -1276,6 +1343,8 @@ class Block(nn.Module):
     def forward(
         self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
     ) -> Tensor:
+        _check_tensor(x, "x", (3,), self.dim)
+        _check_dtype(x, "x", self.norm1.weight.dtype)
         x = x + self.attn(self.norm1(x), offset, positions=positions)
         return x + self.mlp(self.norm2(x))
 
@@ -1344,9 +1413,11 @@ class TinyTransformer(nn.Module):
         self.vocab_size = check_count(vocab_size, "vocab_size", 1)
         self.dim = check_dim(dim)
         self.n_heads = check_count(n_heads, "n_heads", 1)
-        self.n_layers = check_count(n_layers, "n_layers", 1)
+        self.n_layers = check_count(n_layers, "n_layers", 1, MAX_LAYERS)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
         causal = check_bool(causal, "causal")
+        if isinstance(scheme, str):
+            check_choice(scheme, "scheme", SCHEMES)
         if self.dim % self.n_heads:
             raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
         count = _parameter_count(self.vocab_size, self.dim, self.n_layers, mlp_ratio)
@@ -1354,8 +1425,8 @@ class TinyTransformer(nn.Module):
         if needed > MAX_MODEL_BYTES:
             raise ValueError(
                 f"vocab_size = {self.vocab_size}, dim = {self.dim}, n_layers = {self.n_layers}, "
-                f"mlp_ratio = {mlp_ratio} give {count} parameters ({needed / 2**30:.1f} GiB), "
-                f"over the limit MAX_MODEL_BYTES = {MAX_MODEL_BYTES / 2**30:.0f} GiB of this "
+                f"mlp_ratio = {mlp_ratio} give {count} parameters ({needed // 2**20} MiB), "
+                f"over the limit MAX_MODEL_BYTES = {MAX_MODEL_BYTES // 2**30} GiB of this "
                 "small model; use smaller sizes"
             )
         if isinstance(scheme, str):

@@ -30,12 +30,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import (
+    DEFAULT_MAX_BYTES,
+    as_array,
     check_bool,
+    check_broadcast,
     check_count,
     check_dim,
     check_matrix,
     check_real_array,
     check_rng,
+    check_table_size,
     check_vector,
     describe,
 )
@@ -88,7 +92,9 @@ def toeplitz_defect(g: ArrayLike) -> float:
     >>> print(f"{toeplitz_defect(np.outer(np.arange(4.0), np.arange(4.0))):.4f}")  # 5/9
     0.5556
     """
-    array = np.asarray(g)
+    array = as_array(
+        g, "g", "a finite real or complex array with two axes of length >= 2 first"
+    )
     accepted = "a finite real or complex array with two axes of length >= 2 first"
     if not np.issubdtype(array.dtype, np.number) or array.dtype == bool:
         raise TypeError(f"g must be {accepted}, got {describe(array)}")
@@ -140,11 +146,18 @@ def position_bilinear(
     h = check_matrix(h, "h", even=True)
     dim = h.shape[0]
     p_m = sinusoidal(positions, dim, base=base, layout=layout)
-    p_n = (
-        p_m
-        if positions_n is None
-        else sinusoidal(positions_n, dim, base=base, layout=layout)
+    if positions_n is None:
+        p_n = p_m
+    else:
+        try:
+            p_n = sinusoidal(positions_n, dim, base=base, layout=layout)
+        except (TypeError, ValueError) as exc:  # the message names ``positions``
+            message = str(exc).replace("positions", "positions_n", 1)
+            raise type(exc)(message) from exc
+    names = (
+        "positions x positions" if positions_n is None else "positions x positions_n"
     )
+    check_table_size(p_m.shape[0], p_n.shape[0], 8, DEFAULT_MAX_BYTES, names=names)
     return p_m @ h @ p_n.T
 
 
@@ -185,6 +198,7 @@ def shift_defect(
     True
     """
     length = check_count(length, "length", 2)
+    check_table_size(length, length, 8, DEFAULT_MAX_BYTES, names="length x length")
     return toeplitz_defect(position_bilinear(h, length, base=base, layout=layout))
 
 
@@ -308,8 +322,11 @@ def rotary_scores(
     if q.shape != k.shape:
         raise ValueError(f"k must have the length of q, {q.size}, got {describe(k)}")
     theta = frequencies(q.size, base=base)
-    m_arr, n_arr = np.broadcast_arrays(
-        check_real_array(m, "m"), check_real_array(n, "n")
+    m_checked, n_checked = check_real_array(m, "m"), check_real_array(n, "n")
+    check_broadcast(m_checked, n_checked, ("m", "n"))
+    m_arr, n_arr = np.broadcast_arrays(m_checked, n_checked)
+    check_table_size(
+        m_arr.size, q.size, 16, DEFAULT_MAX_BYTES, names="positions m x dim"
     )
 
     def rotate(x: np.ndarray, pos: np.ndarray) -> np.ndarray:

@@ -54,4 +54,10 @@ def position_power_spectrum(table: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     if length % 2 == 0:
         weights[-1] = 1.0
     power = power * weights
-    return np.fft.rfftfreq(length), power / power.sum()
+    total = power.sum()
+    if not (np.isfinite(total) and total > 0):
+        raise ValueError(
+            "table must have rows that vary (finite, not constant after removing the mean), "
+            "got a table whose centered power is " + ("0" if total == 0 else str(total))
+        )
+    return np.fft.rfftfreq(length), power / total

@@ -1029,12 +1029,14 @@ def test_huge_offsets_are_computed_without_a_huge_cache():
 
 def test_cache_sizes_are_checked_before_allocation():
     with pytest.raises(
-        ValueError, match="initial_length = 1099511627776 needs a cache"
+        ValueError, match="initial_length x dim = 1099511627776 x 8 needs a cache"
     ):
         SinusoidalPositionalEncoding(8, initial_length=2**40)
     with pytest.raises(ValueError, match="initial_length"):
         RotaryEmbedding(8, initial_length=2**40)
-    with pytest.raises(ValueError, match="length = 1099511627776 needs a cache"):
+    with pytest.raises(
+        ValueError, match="length x dim = 1099511627776 x 8 needs a cache"
+    ):
         SinusoidalPositionalEncoding(8).extend(2**40)
     with pytest.raises(ValueError, match="length"):
         RotaryEmbedding(8).extend(2**40)
@@ -1043,7 +1045,14 @@ def test_cache_sizes_are_checked_before_allocation():
 
 
 def test_sizes_of_the_model_and_heads_are_capped():
-    with pytest.raises(ValueError, match=r"n_layers = 1099511627776,.* over the limit"):
+    with pytest.raises(
+        ValueError, match=r"dim = 8192, n_layers = 256,.* over the limit"
+    ):
+        TinyTransformer(5, 8192, 2, 256)
+    with pytest.raises(
+        ValueError,
+        match=r"n_layers must be an integer in 1 \.\. 256, got 1099511627776",
+    ):
         TinyTransformer(5, 8, 2, 2**40)
     with pytest.raises(ValueError, match="vocab_size"):
         TinyTransformer(2**40, 8, 2, 1)

@@ -72,7 +72,11 @@ POSITIONS = (
         (np.zeros((2, 2)), ValueError, r"an array of shape \(2, 2\)"),
         (["a", "b"], TypeError, "an array of dtype <U1"),
         ([1 + 2j], TypeError, "an array of dtype complex128"),
-        ([[1.0], [2.0, 3.0]], TypeError, "a list of length 2"),  # ragged
+        (
+            [[1.0], [2.0, 3.0]],
+            ValueError,
+            "a list of length 2 of ragged shape",
+        ),  # ragged
     ],
 )
 def test_bad_positions(positions, error, given):
