@@ -384,23 +384,17 @@ def toeplitz_projection(g: ArrayLike) -> np.ndarray:
 def hankel_projection(g: ArrayLike) -> np.ndarray:
     r"""The least-squares fit of a matrix by a function of :math:`m + n`: its anti-diagonal means.
 
-    Parameters
-    ----------
-    g : array_like
-        A 2-D array of finite reals, rows :math:`m`, columns :math:`n`.
-
-    Returns
-    -------
-    numpy.ndarray
-        The Hankel matrix whose every anti-diagonal holds the mean of that anti-diagonal of ``g``.
+    The anti-diagonal counterpart of :func:`toeplitz_projection`, with the same argument
+    ``g``; it returns the Hankel matrix whose every anti-diagonal holds that anti-diagonal's
+    mean (a ``numpy.ndarray`` of ``g``'s shape).
 
     Examples
     --------
-    >>> import numpy as np
     >>> from posenc_lib.shift_invariance import hankel_projection
-    >>> hankel_projection(np.array([[1.0, 2.0], [3.0, 5.0]]))
-    array([[1. , 2.5],
-           [2.5, 5. ]])
+    >>> hankel_projection([[1.0, 2.0], [4.0, 5.0], [7.0, 8.0]])
+    array([[1., 3.],
+           [3., 6.],
+           [6., 8.]])
     """
     g = check_matrix(g, "g")
     return _group_means(g, _diagonal_index(g.shape)[1])
