@@ -207,3 +207,9 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_notebook_stores_an_error_output(path):
     assert [str(f) for f in check_outputs.check_errors(path)] == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_notebook_prints_roundoff_digits(path):
+    """Issue 16 §1: no stored output prints digits that depend on the machine."""
+    assert [str(f) for f in check_outputs.check_roundoff(path)] == []
