@@ -198,16 +198,30 @@ def build_wheel(python: Path, work: Path) -> Path:
     return wheel
 
 
+def _jobs(text: str) -> int:
+    """``--jobs``: a whole number of at least 1, checked before any set-up."""
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return jobs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "notebooks", nargs="*", type=Path, help="default: colab/*.ipynb"
     )
     parser.add_argument(
-        "--jobs", type=int, default=1, help="notebooks run at once (default 1)"
+        "--jobs", type=_jobs, default=1, help="notebooks run at once (default 1)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
+    missing = [str(p) for p in args.notebooks if not p.is_file()]
+    if missing:
+        parser.error(f"no such notebook: {', '.join(missing)}")
     if not args.notebooks:
         import make_colab
 

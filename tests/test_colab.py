@@ -301,3 +301,24 @@ def test_install_cell_is_formatted_and_lint_clean(tmp_path):
             cwd=ROOT,
         )
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--jobs", "0"], "--jobs: must be an integer >= 1, got '0'"),
+        (["--jobs", "two"], "--jobs: must be an integer >= 1, got 'two'"),
+        (["missing.ipynb"], "no such notebook: missing.ipynb"),
+    ],
+)
+def test_check_colab_refuses_bad_flags_before_any_set_up(args, message):
+    """A usage error in one line and exit status 2, before the venv is made (issue 16 §5)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "check_colab.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert "venv" not in done.stdout + done.stderr
