@@ -9,6 +9,7 @@ under 2 pi b" (it is 0.1 x 2 pi b at d = 8). These tests fail on either old stat
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -54,3 +55,21 @@ def test_the_notation_page_states_these_numbers_and_not_the_old_ones() -> None:
         assert number in text, number
     assert "one part in" not in text
     assert "just under" not in text
+
+
+def test_every_call_in_the_notation_table_runs() -> None:
+    # base is keyword-only in the library: the page once showed frequencies(dim, base)
+    text = NOTATION.read_text(encoding="utf-8")
+    calls = re.findall(r"`([a-z_]+\([^`]*\)(?:\[m\])?)`", text)
+    assert len(calls) == 6
+    names = {"m": 3, "n": 1, "dim": 8, "base": BASE, "delta": 2, "k": 2, "phi": 0.5}
+    names["positions"] = np.arange(5)
+    for call in calls:
+        eval(call, {"__builtins__": {}}, {**names, **vars(pe)})
+
+
+def test_the_layout_table_lists_every_layout_of_the_library() -> None:
+    text = NOTATION.read_text(encoding="utf-8")
+    rows = re.findall(r'^\| `"([a-z_]+)"` \|', text, flags=re.M)
+    assert tuple(rows) == pe.LAYOUTS
+    assert "integers $\\ge 0$)" not in text

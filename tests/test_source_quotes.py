@@ -139,3 +139,42 @@ def test_every_section_of_every_source_is_in_the_coverage_tables(key: str) -> No
     assert not missing, (
         f"sections of {key} missing from the appendix's coverage: {missing}"
     )
+
+
+GLOSSARY = ROOT / "book" / "glossary.md"
+_CHINESE_TERM = re.compile(r"[A-Za-z]*[\u4e00-\u9fff][A-Za-z\u4e00-\u9fff]*†?")
+
+
+def glossary_terms() -> dict[str, bool]:
+    """Chinese term -> marked with † (the book's own translation), from the first
+    sentence of every glossary definition."""
+    text = GLOSSARY.read_text(encoding="utf-8")
+    body = text[text.index("```{glossary}") :]
+    terms: dict[str, bool] = {}
+    for line in body.splitlines():
+        if line.startswith("  ") and not line.startswith("   "):
+            head = re.split(r"\.\s", line.strip(), maxsplit=1)[0]
+            for term in _CHINESE_TERM.findall(head):
+                terms[term.rstrip("†")] = term.endswith("†")
+    return terms
+
+
+def test_the_glossary_marks_its_own_translations() -> None:
+    terms = glossary_terms()
+    assert len(terms) >= 40
+    assert sum(terms.values()) == 12
+    assert terms["半精度"] and not terms["位置编码"]
+    assert "Chinese terms are given as the source texts write them, except" in (
+        GLOSSARY.read_text(encoding="utf-8")
+    )
+
+
+@needs_seeds
+def test_glossary_terms_occur_in_the_sources_unless_marked() -> None:
+    corpus = "".join(_source(key) for key in SOURCE_FILES).replace("**", "")
+    wrong = {
+        term: marked
+        for term, marked in glossary_terms().items()
+        if marked == (term in corpus)
+    }
+    assert not wrong, f"marked terms found, or unmarked terms missing: {wrong}"
