@@ -218,7 +218,7 @@ def kernel(
     ----------
     delta : float or array_like
         Offsets :math:`\Delta`: a scalar or an array of any shape of finite reals of
-        magnitude at most :data:`MAX_OFFSET` (:math:`10^{300}`).
+        magnitude at most :data:`~posenc_lib.exact_kernel.MAX_OFFSET` (:math:`10^{300}`).
     dim : int
         The model dimension :math:`d`, a positive even integer.
     base : float
@@ -274,10 +274,10 @@ def kernel_from_frequencies(delta: ArrayLike, theta: ArrayLike) -> np.ndarray:
     ----------
     delta : float or array_like
         Offsets, a scalar or an array of any shape of finite reals, of magnitude at most
-        :data:`MAX_OFFSET` divided by ``max(1, max|theta|)``.
+        :data:`~posenc_lib.exact_kernel.MAX_OFFSET` divided by ``max(1, max|theta|)``.
     theta : array_like
         The frequencies (radians per token), a non-empty 1-D array of finite reals of
-        magnitude at most :data:`MAX_OFFSET`, taken as exact float64 numbers.
+        magnitude at most :data:`~posenc_lib.exact_kernel.MAX_OFFSET`, taken as exact float64 numbers.
 
     Returns
     -------
