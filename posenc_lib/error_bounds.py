@@ -1,11 +1,14 @@
-r"""Proved error bounds of sinusoid tables built by angle addition (chapter 8).
+r"""Error bounds of sinusoid tables built by angle addition (chapter 8), proved given the
+accuracy of numpy's ``exp``/``log`` (the frequencies) and ``sin``/``cos`` (a few units in the
+last place), to first order in the unit roundoff.
 
 Let :math:`M` bound the positions, :math:`|m| \le M`, and :math:`\varepsilon = 2^{-52}`.
 
 * float64 tables: every entry is within :math:`2.5\,\varepsilon M + 16\,\varepsilon` of the
   exact value with :math:`\theta_i = b^{-2i/d}` exact (:func:`float64_bound`). The first term is
-  the floor that *any* float64 evaluation has: rounding the angle :math:`m\theta_i` (and
-  :math:`\theta_i` itself) to float64 moves it by about :math:`m\theta_i\varepsilon`.
+  the floor of any method that forms the angle :math:`m\theta_i` as a float64 number: rounding
+  it (and :math:`\theta_i` itself) to float64 moves it by about :math:`m\theta_i\varepsilon`
+  (a correctly rounded table, from extended-precision angles, escapes it at a higher cost).
 * float32 tables: the combination is done in float32 on float32-rounded factors and clipped to
   :math:`[-1, 1]` (numpy may fuse one product into the sum, which removes a rounding and keeps
   the bound); the error is at most :data:`FLOAT32_COMBINE_BOUND`

@@ -277,7 +277,8 @@ def kernel_from_frequencies(delta: ArrayLike, theta: ArrayLike) -> np.ndarray:
         :data:`~posenc_lib.exact_kernel.MAX_OFFSET` divided by ``max(1, max|theta|)``.
     theta : array_like
         The frequencies (radians per token), a non-empty 1-D array of finite reals of
-        magnitude at most :data:`~posenc_lib.exact_kernel.MAX_OFFSET`, taken as exact float64 numbers.
+        magnitude at most :data:`~posenc_lib.exact_kernel.MAX_OFFSET`, taken as exact
+        float64 numbers.
 
     Returns
     -------
