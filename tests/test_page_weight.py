@@ -74,3 +74,15 @@ def test_unused_assets_go_and_math_keeps_what_mathjax_reads() -> None:
     kept = page_weight.slim_page(used)
     assert "sphinx-design.min.css" in kept and "design-tabs.js" in kept
     assert "sphinx-thebe.js" in kept and "x-thebe-config" in kept
+
+
+def test_operators_are_unwrapped_and_words_kept() -> None:
+    """The build unwraps plain classes and operators (``o``), not word operators (``ow``)."""
+    assert (
+        "o" in page_weight.OPERATOR_CLASSES and "ow" not in page_weight.OPERATOR_CLASSES
+    )
+    html = (
+        '<span class="n">x</span> <span class="o">=</span> <span class="ow">in</span>'
+    )
+    plain = page_weight.plain_token_classes(CSS) | page_weight.OPERATOR_CLASSES
+    assert page_weight.unwrap_spans(html, plain) == 'x = <span class="ow">in</span>'
