@@ -159,7 +159,14 @@ def merge_spans(html: str, same: dict[str, str]) -> str:
         lambda m: f'<span class="{same.get(m.group(1), m.group(1))}">',
         html,
     )
-    pattern = re.compile(r'<span class="([\w-]+)">([^<]*)</span>(\s*)<span class="\1">')
+    # Only the token classes: Sphinx's signatures split long values into ``pre`` spans at
+    # spaces so that they can wrap, and those must stay apart.
+    names = "|".join(
+        sorted({re.escape(c) for c in same.values()}, key=len, reverse=True)
+    )
+    pattern = re.compile(
+        rf'<span class="({names})">([^<]*)</span>(\s*)<span class="\1">'
+    )
     merged = 1
     while merged:
         html, merged = pattern.subn(r'<span class="\1">\2\3', html)

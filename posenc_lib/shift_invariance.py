@@ -384,9 +384,17 @@ def toeplitz_projection(g: ArrayLike) -> np.ndarray:
 def hankel_projection(g: ArrayLike) -> np.ndarray:
     r"""The least-squares fit of a matrix by a function of :math:`m + n`: its anti-diagonal means.
 
-    The anti-diagonal counterpart of :func:`toeplitz_projection`, with the same argument
-    ``g``; it returns the Hankel matrix whose every anti-diagonal holds that anti-diagonal's
-    mean (a ``numpy.ndarray`` of ``g``'s shape).
+    The anti-diagonal counterpart of :func:`toeplitz_projection`.
+
+    Parameters
+    ----------
+    g : array_like
+        The matrix to fit, as for :func:`toeplitz_projection` (2-D, finite, real).
+
+    Returns
+    -------
+    numpy.ndarray
+        A Hankel matrix of ``g``'s shape: each anti-diagonal repeats its own mean.
 
     Examples
     --------

@@ -86,3 +86,10 @@ def test_operators_are_unwrapped_and_words_kept() -> None:
     )
     plain = page_weight.plain_token_classes(CSS) | page_weight.OPERATOR_CLASSES
     assert page_weight.unwrap_spans(html, plain) == 'x = <span class="ow">in</span>'
+
+
+def test_spans_that_are_not_tokens_stay_apart() -> None:
+    """Sphinx splits a long signature value into ``pre`` spans so that it can wrap."""
+    same = page_weight.same_style_classes(CSS)
+    html = '<span class="pre">{"a":</span> <span class="pre">1}</span>'
+    assert page_weight.merge_spans(html, same) == html
