@@ -1,9 +1,9 @@
 """Notebooks that review well in git (issue 11 §5) and a shared idiom layer (issue 11 §4).
 
 Every chapter notebook must carry only the metadata the book reads, execution counts in the
-order of a top-to-bottom run, stream outputs merged as Jupyter shows them, code cells of at
-most 40 lines and 88 columns, and no helper function defined in two notebooks (shared helpers
-live in ``posenc_lib.notebook``). Each rule has a control notebook below that it rejects.
+order of a top-to-bottom run, stream outputs merged as Jupyter shows them and no stored
+stderr, code cells of at most 40 lines and 88 columns, and no helper function defined in two
+notebooks (shared helpers live in ``posenc_lib.notebook``). Each rule has a control notebook below that it rejects.
 """
 
 from __future__ import annotations
@@ -53,6 +53,10 @@ def hygiene_problems(nb: nbformat.NotebookNode, name: str) -> list[str]:
         kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
         if any(a == b and a[0] == "stream" for a, b in itertools.pairwise(kinds)):
             problems.append(f"{where}: split stream outputs {streams}")
+        if "stderr" in streams:
+            # A warning of the machine that ran it (a font fallback, a deprecation): nbval
+            # fails wherever the next run does not print it.
+            problems.append(f"{where}: a stored stderr output")
     if counts != list(range(1, len(counts) + 1)):
         problems.append(f"{name}: execution counts {counts} not 1, 2, 3, ... in order")
     return problems
@@ -110,6 +114,9 @@ def test_controls_are_rejected() -> None:
         "execution counts": lambda nb: setattr(nb.cells[0], "execution_count", 3),
         "split stream": lambda nb: nb.cells[0].outputs.extend(
             [nbformat.v4.new_output("stream", name="stdout", text=t) for t in "ab"]
+        ),
+        "stored stderr": lambda nb: nb.cells[0].outputs.append(
+            nbformat.v4.new_output("stream", name="stderr", text="findfont: ...")
         ),
     }
     for expected, spoil in cases.items():
