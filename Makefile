@@ -104,7 +104,7 @@ test-notebooks: $(STAMP)  ## re-execute every notebook with nbval against its st
 check-portable: $(STAMP)  ## nbval under other numeric back-ends (NB=notebooks/06_*.ipynb for one); see scripts/check_portable.py
 	$(PY) scripts/check_portable.py $(NB)
 
-test: lint test-lib test-notebooks check-portable check-book check-build-faults test-browser  ## everything CI runs: ruff, library tests, nbval (also under other numeric back-ends), book build and checks, injected build faults, browser check
+test: lint test-lib check-portable check-book check-build-faults test-browser  ## everything CI runs: ruff, library tests, nbval under other numeric back-ends, book build and checks, injected build faults, browser check
 
 execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for one), refreshing outputs
 	$(PY) scripts/execute_notebooks.py $(NB)

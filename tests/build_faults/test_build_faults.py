@@ -78,6 +78,11 @@ def book(tmp_path):
     (tmp_path / "intro.md").write_text(INTRO)
     (tmp_path / "notebooks").mkdir()
     write_chapter(tmp_path, chapter())
+    # The chapter's Colab edition: the book warns (and fails) on a launch button to none.
+    (tmp_path / "colab").mkdir()
+    (tmp_path / "colab" / "01_chapter.ipynb").write_text(
+        json.dumps(chapter(), indent=1)
+    )
     return tmp_path
 
 
