@@ -11,6 +11,10 @@ shape: ``ValueError``). Sizes are capped before anything is allocated: ``dim`` a
 :data:`MAX_DIM`, tables at ``max_bytes`` (default :data:`DEFAULT_MAX_BYTES`). A torch tensor
 that requires grad, passed where an array is expected, is detached (the numpy functions do not
 differentiate; the gradient would be lost anyway).
+
+The checks of :mod:`posenc_lib.nn`'s arguments (tensors, positions, offsets, torch dtypes and
+devices, cache and model sizes) are here too; they import torch inside the function, so that
+``import posenc_lib`` does not import it.
 """
 
 from __future__ import annotations
@@ -24,32 +28,53 @@ import numpy as np
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "MAX_CACHE_BYTES",
     "MAX_DIM",
     "MAX_LENGTH",
+    "MAX_MODEL_BYTES",
+    "MAX_POSITION",
     "as_array",
     "check_base",
     "check_bool",
     "check_broadcast",
+    "check_cache_size",
     "check_callable",
     "check_choice",
     "check_count",
+    "check_device",
     "check_dim",
+    "check_divisible",
+    "check_even_dim",
     "check_finite_result",
     "check_float_dtype",
     "check_index",
     "check_index_array",
+    "check_index_tensor",
     "check_instance",
     "check_integer",
+    "check_length",
     "check_matrix",
     "check_max_bytes",
+    "check_model_size",
+    "check_module_dtype",
+    "check_module_input",
+    "check_n_heads",
+    "check_offset",
+    "check_offset_positions",
+    "check_position_tensor",
     "check_positions",
+    "check_positive_real",
     "check_real",
     "check_real_array",
     "check_rng",
+    "check_rotary_dim",
+    "check_seq_axis",
     "check_sequence",
     "check_table_size",
     "check_tensor",
     "check_token_positions",
+    "check_token_tensor",
+    "check_torch_dtype",
     "check_vector",
     "describe",
 ]
@@ -808,4 +833,77 @@ def check_cache_size(
             f"{_mib(needed)} MiB, over the limit MAX_CACHE_BYTES = "
             f"{MAX_CACHE_BYTES // 2**20} MiB; use a smaller {name} or {width_name} "
             "(longer inputs are still accepted: their rows are computed without caching)"
+        )
+
+
+def check_index_tensor(
+    values: Any, name: str, size: int, why: str, *, given: str = ""
+) -> None:
+    """Refuse entries of an integer tensor outside ``0 .. size - 1``; ``why`` says what ``size`` is.
+
+    Skipped under torch.compile and export (reading the values would cut the graph).
+    """
+    import torch
+
+    if torch.compiler.is_compiling() or not values.numel():
+        return
+    low, high = int(values.min()), int(values.max())
+    if low < 0 or high >= size:
+        raise ValueError(
+            f"{name} must lie in 0 … {size - 1} ({why}), got {given}{low} … {high}"
+        )
+
+
+def check_token_tensor(tokens: object, vocab_size: int) -> Any:
+    """Token ids: an int64 or int32 tensor (batch, length) of values in ``0 .. vocab_size - 1``."""
+    import torch
+
+    if not isinstance(tokens, torch.Tensor):
+        raise TypeError(_message("tokens", "a torch.Tensor", type(tokens).__name__))
+    if tokens.ndim != 2:
+        raise ValueError(
+            f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
+        )
+    if tokens.dtype not in (torch.int64, torch.int32):
+        accepted = "an integer tensor (int64 or int32)"
+        raise TypeError(_message("tokens", accepted, str(tokens.dtype)))
+    why = f"vocab_size = {vocab_size}"
+    check_index_tensor(tokens, "tokens", vocab_size, why, given="values ")
+    return tokens
+
+
+def check_positive_real(value: object, name: str) -> float:
+    """``value`` as a float if it is a real number > 0 and finite, else raise."""
+    if not _is_real(value):
+        raise TypeError(_message(name, "a positive finite real", repr(value)))
+    if check_real(value, name) <= 0:
+        raise ValueError(_message(name, "a positive finite real", describe(value)))
+    return float(value)  # type: ignore[arg-type]
+
+
+def check_rotary_dim(rotary_dim: object, head_dim: int) -> int:
+    """The rotated features: an even ``rotary_dim <= head_dim`` (``None``: ``head_dim``)."""
+    if rotary_dim is None:
+        return head_dim
+    rotary_dim = check_even_dim(rotary_dim, "rotary_dim")
+    if rotary_dim > head_dim:
+        raise ValueError(
+            _message("rotary_dim", f"<= head_dim = {head_dim}", str(rotary_dim))
+        )
+    return rotary_dim
+
+
+def check_n_heads(n_heads: object, maximum: int) -> int:
+    """``n_heads`` as an int in ``1 … maximum``, else raise."""
+    n = check_count(n_heads, "n_heads", 1)
+    if n > maximum:
+        raise ValueError(_message("n_heads", f"an integer in 1 … {maximum}", str(n)))
+    return n
+
+
+def check_divisible(value: int, name: str, divisor: int, divisor_name: str) -> None:
+    """Refuse a ``value`` that ``divisor`` does not divide (both already checked ints)."""
+    if value % divisor:
+        raise ValueError(
+            f"{name} = {value} must be divisible by {divisor_name} = {divisor}"
         )

@@ -47,7 +47,6 @@ skipped: they would cut the graph.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import torch
@@ -62,15 +61,20 @@ from ._validation import (
     check_count,
     check_device,
     check_dim,
+    check_divisible,
     check_even_dim,
+    check_index_tensor,
     check_length,
     check_model_size,
     check_module_dtype,
     check_module_input,
+    check_n_heads,
     check_offset,
     check_offset_positions,
-    check_real,
+    check_positive_real,
+    check_rotary_dim,
     check_seq_axis,
+    check_token_tensor,
     check_torch_dtype,
 )
 from .encoding import SPACINGS, angles, frequencies, sinusoidal
@@ -208,8 +212,8 @@ class PositionScheme(nn.Module):
 
     def bias(
         self,
-        q_len: int,
-        k_len: int,
+        q_len: int | torch.SymInt,  # a traced length under torch.export
+        k_len: int | torch.SymInt,
         offset: int = 0,
         *,
         positions: Tensor | None = None,
@@ -320,13 +324,8 @@ class LearnedPositionalEmbedding(PositionScheme):
 
     def _embed(self, x: Tensor, offset: int, positions: Tensor | None) -> Tensor:
         if positions is not None:
-            if not torch.compiler.is_compiling() and positions.numel():
-                low, high = int(positions.min()), int(positions.max())
-                if low < 0 or high >= self.max_len:
-                    raise ValueError(
-                        f"positions must lie in 0 … {self.max_len - 1} (the learned table has "
-                        f"max_len = {self.max_len} rows), got {low} … {high}"
-                    )
+            rows = f"the learned table has max_len = {self.max_len} rows"
+            check_index_tensor(positions, "positions", self.max_len, rows)
             return x + self.weight[positions.to(self.weight.device)].to(x.dtype)
         end = offset + x.shape[1]
         if end > self.max_len:
@@ -338,7 +337,94 @@ class LearnedPositionalEmbedding(PositionScheme):
         return x + self.weight[offset:end].to(x.dtype)
 
 
-class SinusoidalPositionalEncoding(PositionScheme):
+class _CachedTables(PositionScheme):
+    """A scheme whose tables (buffers ``_cached``, float64 angles cast once) grow on demand.
+
+    Subclasses give ``_compute(length, dtype, device)`` (the tables of positions ``0 … length-1``)
+    and ``_at(positions, device)`` (the rows of any positions, not cached), both as tuples in the
+    order of ``_cached``; ``_width_name`` names the attribute holding the row width in bytes'
+    count (``dim`` or ``rotary_dim``).
+    """
+
+    _cached: tuple[str, ...] = ()
+    _width_name = "dim"
+
+    def _tables(self) -> tuple[Tensor, ...]:
+        return tuple(getattr(self, name) for name in self._cached)
+
+    def _store(self, length: int, dtype: torch.dtype, device: torch.device) -> None:
+        for name, table in zip(
+            self._cached, self._compute(length, dtype, device), strict=True
+        ):
+            setattr(self, name, table)
+
+    @property
+    def cached_length(self) -> int:
+        """Number of positions currently cached."""
+        return int(self._tables()[0].shape[0])
+
+    def _ensure(self, device: torch.device | None = None) -> None:
+        """Recompute the tables if replaced (meta init, to_empty, assign, from_pretrained)."""
+        if torch.compiler.is_compiling():
+            return
+        if all(_is_valid(table, device) for table in self._tables()):
+            return
+        first = self._tables()[0]
+        target = device if (first.is_meta and device is not None) else first.device
+        self._store(self.cached_length, first.dtype, target)
+
+    @torch.compiler.disable
+    def _grow(self, needed: int) -> None:
+        first = self._tables()[0]
+        self._store(_next_power_of_two(needed), first.dtype, first.device)
+
+    def _slice(
+        self, offset: int, length: int, device: torch.device
+    ) -> tuple[Tensor, ...]:
+        """Positions ``offset … offset + length - 1``: a slice of the cache, grown if needed."""
+        self._ensure(device)
+        end = offset + length
+        first = self._tables()[0]
+        if end > first.shape[0]:
+            if torch.compiler.is_compiling():
+                kind = self.name
+                torch._check(
+                    end <= first.shape[0],
+                    lambda: (
+                        f"the {kind} cache must cover offset + length under "
+                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
+                    ),
+                )
+            width = getattr(self, self._width_name)
+            if _next_power_of_two(end) * width * first.dtype.itemsize > MAX_CACHE_BYTES:
+                return self._at(torch.arange(offset, end, device=first.device), device)
+            self._grow(end)
+        return tuple(table[offset:end] for table in self._tables())
+
+    def extend(self, length: int) -> None:
+        """Make sure at least ``length`` positions are cached (dtype and device unchanged)."""
+        length = check_count(length, "length", 1)
+        width = getattr(self, self._width_name)
+        dtype = self._tables()[0].dtype
+        check_cache_size(
+            _next_power_of_two(length), width, dtype, "length", self._width_name
+        )
+        self._ensure()
+        if length > self.cached_length:
+            self._grow(length)
+
+    def reset_parameters(self) -> None:
+        """Recompute the tables (same length, dtype and device); meta tables stay on meta."""
+        first = self._tables()[0]
+        self._store(self.cached_length, first.dtype, first.device)
+
+    def _apply(self, fn, recurse: bool = True):
+        result = super()._apply(fn, recurse)
+        self.reset_parameters()  # a moved or cast table is recomputed, never converted
+        return result
+
+
+class SinusoidalPositionalEncoding(_CachedTables):
     r"""The sinusoidal encoding as a module: ``forward(x, offset)`` is ``x + P[offset : offset+L]``.
 
     Row :math:`m` of the table ``P`` is :math:`p_m` with, in the default interleaved layout,
@@ -366,8 +452,9 @@ class SinusoidalPositionalEncoding(PositionScheme):
         Which axis of a 3-D input is the sequence: ``True`` for (batch, length, dim) (Hugging
         Face), ``False`` for (length, batch, dim) (``torch.nn.Transformer``'s default). Nothing in
         a shape tells the two apart, so a 3-D input to :meth:`forward` raises ``ValueError`` unless
-        it was given. A 2-D input (length, dim) needs no choice, and :meth:`embed` is always
-        batch-first (the :class:`PositionScheme` interface).
+        it was given. A 2-D input (length, dim) needs no choice, and
+        :meth:`~PositionScheme.embed` is always batch-first (the :class:`PositionScheme`
+        interface).
     persistent
         Whether the table is saved in :meth:`state_dict` (default ``False``: it is recomputed, not
         stored). A persistent table of any length loads into a module of any cached length.
@@ -397,6 +484,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
     """
 
     name = "sinusoidal"
+    _cached = ("table",)
 
     def __init__(
         self,
@@ -427,12 +515,14 @@ class SinusoidalPositionalEncoding(PositionScheme):
         self._perm = torch.from_numpy(
             layout_permutation(self.dim, "concatenated", self.layout)
         )
-        table = self._compute(initial_length, dtype, check_device(device))
+        (table,) = self._compute(initial_length, dtype, check_device(device))
         self.register_buffer("table", table, persistent=persistent)
 
     # -- the table ------------------------------------------------------------------------------
 
-    def _compute(self, length: int, dtype: torch.dtype, device: torch.device) -> Tensor:
+    def _compute(
+        self, length: int, dtype: torch.dtype, device: torch.device
+    ) -> tuple[Tensor]:
         if device.type == "meta":
             table = torch.empty(length, self.dim, dtype=dtype, device=device)
         else:
@@ -445,81 +535,16 @@ class SinusoidalPositionalEncoding(PositionScheme):
             )
             table = torch.from_numpy(rows).to(device=device, dtype=dtype)
         _mark(table)
-        return table
+        return (table,)
 
-    def _rows_at(
-        self, positions: Tensor, dtype: torch.dtype, device: torch.device
-    ) -> Tensor:
+    def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor]:
         """Rows for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
         phase = _to_float64(positions, device)[..., None] * theta
         halves = torch.cat(
             (phase.sin(), phase.cos()), dim=-1
         )  # the concatenated layout
-        return halves[..., self._perm.to(device)].to(dtype)
-
-    @property
-    def cached_length(self) -> int:
-        """Number of rows currently cached."""
-        return int(self.table.shape[0])
-
-    def _ensure(self, device: torch.device | None = None) -> None:
-        """Recompute the table if it was replaced (meta init, to_empty, assign, from_pretrained)."""
-        if torch.compiler.is_compiling() or _is_valid(self.table, device):
-            return
-        target = (
-            device if (self.table.is_meta and device is not None) else self.table.device
-        )
-        self.table = self._compute(self.cached_length, self.table.dtype, target)
-
-    @torch.compiler.disable
-    def _grow(self, needed: int) -> None:
-        self.table = self._compute(
-            _next_power_of_two(needed), self.table.dtype, self.table.device
-        )
-
-    def _rows(self, offset: int, length: int, device: torch.device) -> Tensor:
-        """Rows ``offset … offset + length - 1``: a slice of the cache, grown if needed."""
-        self._ensure(device)
-        end = offset + length
-        if end > self.table.shape[0]:
-            if torch.compiler.is_compiling():
-                torch._check(
-                    end <= self.table.shape[0],
-                    lambda: (
-                        "the sinusoidal cache must cover offset + length under "
-                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
-                    ),
-                )
-            if (
-                _next_power_of_two(end) * self.dim * self.table.dtype.itemsize
-                > MAX_CACHE_BYTES
-            ):
-                positions = torch.arange(offset, end, device=self.table.device)
-                return self._rows_at(positions, self.table.dtype, self.table.device)
-            self._grow(end)
-        return self.table[offset:end]
-
-    def extend(self, length: int) -> None:
-        """Make sure at least ``length`` rows are cached (dtype and device unchanged)."""
-        length = check_count(length, "length", 1)
-        check_cache_size(
-            _next_power_of_two(length), self.dim, self.table.dtype, "length"
-        )
-        self._ensure()
-        if length > self.table.shape[0]:
-            self._grow(length)
-
-    def reset_parameters(self) -> None:
-        """Recompute the table (same length, dtype and device); a meta table stays on meta."""
-        self.table = self._compute(
-            self.cached_length, self.table.dtype, self.table.device
-        )
-
-    def _apply(self, fn, recurse: bool = True):
-        result = super()._apply(fn, recurse)
-        self.reset_parameters()  # a moved or cast table is recomputed, never converted
-        return result
+        return (halves[..., self._perm.to(device)].to(self.table.dtype),)
 
     def encoding(self, length: int, offset: int = 0) -> Tensor:
         """Rows ``offset … offset + length - 1`` of the table, shape (length, dim)."""
@@ -528,7 +553,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
         check_cache_size(
             length, self.dim, self.table.dtype, "length"
         )  # the rows returned
-        return self._rows(offset, length, self.table.device)
+        return self._slice(offset, length, self.table.device)[0]
 
     # -- module protocol ------------------------------------------------------------------------
 
@@ -536,12 +561,10 @@ class SinusoidalPositionalEncoding(PositionScheme):
         self, x: Tensor, offset: int, positions: Tensor | None, seq_axis: int = 1
     ) -> Tensor:
         if positions is None:
-            pe = self._rows(offset, x.shape[seq_axis], x.device)
+            (pe,) = self._slice(offset, x.shape[seq_axis], x.device)
         else:
             self._ensure(x.device)
-            pe = self._rows_at(
-                positions, self.table.dtype, x.device
-            )  # (L, d) or (B, L, d)
+            (pe,) = self._at(positions, x.device)  # (L, d) or (B, L, d)
             if pe.ndim == 3 and seq_axis == 0:
                 pe = pe.transpose(0, 1)
         if pe.dtype != x.dtype:
@@ -638,13 +661,7 @@ def rotary_permutation(
     head_dim = check_even_dim(head_dim, "head_dim")
     check_choice(source, "source", PAIRINGS)
     check_choice(target, "target", PAIRINGS)
-    rotary_dim = (
-        head_dim if rotary_dim is None else check_even_dim(rotary_dim, "rotary_dim")
-    )
-    if rotary_dim > head_dim:
-        raise ValueError(
-            f"rotary_dim must be <= head_dim = {head_dim}, got {rotary_dim}"
-        )
+    rotary_dim = check_rotary_dim(rotary_dim, head_dim)
     perm = np.arange(head_dim)
     src_a, src_b = _pair_slots(rotary_dim, source)
     dst_a, dst_b = _pair_slots(rotary_dim, target)
@@ -653,7 +670,7 @@ def rotary_permutation(
     return torch.from_numpy(perm).long()
 
 
-class RotaryEmbedding(PositionScheme):
+class RotaryEmbedding(_CachedTables):
     r"""Rotary position embedding :cite:`su2021roformer`, in either pairing, partial or full.
 
     The first ``rotary_dim`` features of a query or key at position :math:`m` form
@@ -687,11 +704,11 @@ class RotaryEmbedding(PositionScheme):
 
     Notes
     -----
-    :meth:`rotate_one` and :meth:`rotate` need the sequence axis of a 3-D or 4-D input
-    (``seq_axis=-2`` for (batch, heads, L, head_dim), ``seq_axis=1`` for (batch, L, heads,
-    head_dim)): the shapes alone cannot tell. ``positions`` (shape (L,) or (batch, L)) gives one
-    position per token and row instead of ``offset, offset + 1, …``; its cos/sin are computed
-    from float64 angles, not cached.
+    :meth:`rotate_one` and :meth:`~PositionScheme.rotate` need the sequence axis of a 3-D or
+    4-D input (``seq_axis=-2`` for (batch, heads, L, head_dim), ``seq_axis=1`` for (batch, L,
+    heads, head_dim)): the shapes alone cannot tell. ``positions`` (shape (L,) or (batch, L))
+    gives one position per token and row instead of ``offset, offset + 1, …``; its cos/sin are
+    computed from float64 angles, not cached.
 
     Examples
     --------
@@ -706,6 +723,8 @@ class RotaryEmbedding(PositionScheme):
     """
 
     name = "rotary"
+    _cached = ("cos", "sin")
+    _width_name = "rotary_dim"
 
     def __init__(
         self,
@@ -723,23 +742,10 @@ class RotaryEmbedding(PositionScheme):
         self.head_dim = check_even_dim(head_dim, "head_dim")
         self.base = check_base(base)
         self.pairing = check_choice(pairing, "pairing", PAIRINGS)
-        if rotary_dim is None:
-            rotary_dim = self.head_dim
-        self.rotary_dim = check_even_dim(rotary_dim, "rotary_dim")
-        if self.rotary_dim > self.head_dim:
-            raise ValueError(
-                f"rotary_dim must be <= head_dim = {self.head_dim}, got {self.rotary_dim}"
-            )
-        factor = interpolation_factor
-        if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
-            raise TypeError(
-                f"interpolation_factor must be a positive finite real, got {factor!r}"
-            )
-        if not math.isfinite(check_real(factor, "interpolation_factor")) or factor <= 0:
-            raise ValueError(
-                f"interpolation_factor must be a positive finite real, got {factor}"
-            )
-        self.interpolation_factor = float(factor)
+        self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
+        self.interpolation_factor = check_positive_real(
+            interpolation_factor, "interpolation_factor"
+        )
         initial_length = check_count(initial_length, "initial_length", 1)
         dtype = check_torch_dtype(dtype)
         check_cache_size(
@@ -773,83 +779,12 @@ class RotaryEmbedding(PositionScheme):
         _mark(cos, sin)
         return cos, sin
 
-    def _cos_sin_at(
-        self, positions: Tensor, device: torch.device
-    ) -> tuple[Tensor, Tensor]:
+    def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor, Tensor]:
         """cos and sin for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
         scaled = _to_float64(positions, device) / self.interpolation_factor
         phase = scaled[..., None] * theta
         return phase.cos().to(self.cos.dtype), phase.sin().to(self.cos.dtype)
-
-    @property
-    def cached_length(self) -> int:
-        """Number of positions currently cached."""
-        return int(self.cos.shape[0])
-
-    def _ensure(self, device: torch.device | None = None) -> None:
-        if torch.compiler.is_compiling():
-            return
-        if _is_valid(self.cos, device) and _is_valid(self.sin, device):
-            return
-        target = (
-            device if (self.cos.is_meta and device is not None) else self.cos.device
-        )
-        self.cos, self.sin = self._compute(self.cached_length, self.cos.dtype, target)
-
-    @torch.compiler.disable
-    def _grow(self, needed: int) -> None:
-        self.cos, self.sin = self._compute(
-            _next_power_of_two(needed), self.cos.dtype, self.cos.device
-        )
-
-    def extend(self, length: int) -> None:
-        """Make sure at least ``length`` positions are cached (dtype and device unchanged)."""
-        length = check_count(length, "length", 1)
-        check_cache_size(
-            _next_power_of_two(length),
-            self.rotary_dim,
-            self.cos.dtype,
-            "length",
-            "rotary_dim",
-        )
-        self._ensure()
-        if length > self.cos.shape[0]:
-            self._grow(length)
-
-    def reset_parameters(self) -> None:
-        """Recompute cos and sin (same length, dtype and device); meta tables stay on meta."""
-        self.cos, self.sin = self._compute(
-            self.cached_length, self.cos.dtype, self.cos.device
-        )
-
-    def _apply(self, fn, recurse: bool = True):
-        result = super()._apply(fn, recurse)
-        self.reset_parameters()
-        return result
-
-    def _cos_sin(
-        self, offset: int, length: int, device: torch.device
-    ) -> tuple[Tensor, Tensor]:
-        self._ensure(device)
-        end = offset + length
-        if end > self.cos.shape[0]:
-            if torch.compiler.is_compiling():
-                torch._check(
-                    end <= self.cos.shape[0],
-                    lambda: (
-                        "the rotary cache must cover offset + length under "
-                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
-                    ),
-                )
-            if _next_power_of_two(end) * self.rotary_dim * self.cos.dtype.itemsize > (
-                MAX_CACHE_BYTES
-            ):
-                return self._cos_sin_at(
-                    torch.arange(offset, end, device=self.cos.device), device
-                )
-            self._grow(end)
-        return self.cos[offset:end], self.sin[offset:end]
 
     # -- rotation -------------------------------------------------------------------------------
 
@@ -871,10 +806,10 @@ class RotaryEmbedding(PositionScheme):
     ) -> Tensor:
         moved = x.movedim(seq_axis, -2)  # (..., L, head_dim)
         if positions is None:
-            cos, sin = self._cos_sin(offset, x.shape[seq_axis], x.device)
+            cos, sin = self._slice(offset, x.shape[seq_axis], x.device)
         else:
             self._ensure(x.device)
-            cos, sin = self._cos_sin_at(positions, x.device)  # (L, r/2) or (B, L, r/2)
+            cos, sin = self._at(positions, x.device)  # (L, r/2) or (B, L, r/2)
             if (
                 cos.ndim == 3
             ):  # batch on axis 0 of moved; singleton axes between it and L
@@ -896,8 +831,8 @@ class RotaryEmbedding(PositionScheme):
         A 2-D ``x`` is (length, head_dim). For 3 or more axes ``seq_axis`` is required (e.g.
         ``-2`` for (batch, heads, L, head_dim), ``1`` for (batch, L, heads, head_dim)). Token
         ``t`` is at position ``offset + t``, or ``positions[t]`` / ``positions[b, t]`` (batch
-        along axis 0 of ``x``) when ``positions`` is given. :meth:`rotate` applies it to
-        queries and keys at the same positions.
+        along axis 0 of ``x``) when ``positions`` is given. :meth:`~PositionScheme.rotate`
+        applies it to queries and keys at the same positions.
         """
         check_module_input(x, "x", None, self.head_dim)
         return self._rotate_sequence(x, offset, positions, seq_axis)
@@ -925,9 +860,7 @@ def alibi_slopes(n_heads: int) -> list[float]:
     >>> alibi_slopes(4)
     [0.25, 0.0625, 0.015625, 0.00390625]
     """
-    n = check_count(n_heads, "n_heads", 1)
-    if n > MAX_HEADS:
-        raise ValueError(f"n_heads must be an integer in 1 … {MAX_HEADS}, got {n}")
+    n = check_n_heads(n_heads, MAX_HEADS)
 
     def power_of_two(count: int) -> list[float]:
         return [2.0 ** (-8.0 * h / count) for h in range(1, count + 1)]
@@ -952,11 +885,7 @@ class ALiBi(PositionScheme):
 
     def __init__(self, n_heads: int, *, device=None):
         super().__init__()
-        self.n_heads = check_count(n_heads, "n_heads", 1)
-        if self.n_heads > MAX_HEADS:
-            raise ValueError(
-                f"n_heads must be an integer in 1 … {MAX_HEADS}, got {n_heads}"
-            )
+        self.n_heads = check_n_heads(n_heads, MAX_HEADS)
         self.register_buffer(
             "slopes", self._compute(check_device(device)), persistent=False
         )
@@ -1031,8 +960,7 @@ def make_scheme(
     check_choice(name, "name", SCHEMES)
     dim = check_dim(dim)
     n_heads = check_count(n_heads, "n_heads", 1)
-    if dim % n_heads:
-        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+    check_divisible(dim, "dim", n_heads, "n_heads")
     if max_len is not None:
         max_len = check_count(max_len, "max_len", 1)
     if name in ("sinusoidal", "rotary"):
@@ -1084,8 +1012,7 @@ class SelfAttention(nn.Module):
         super().__init__()
         self.dim = check_dim(dim)
         self.n_heads = check_count(n_heads, "n_heads", 1)
-        if self.dim % self.n_heads:
-            raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+        check_divisible(self.dim, "dim", self.n_heads, "n_heads")
         self.head_dim = self.dim // self.n_heads
         check_model_size(4 * self.dim * (self.dim + 1), "dim", self.dim)
         if not isinstance(scheme, PositionScheme):
@@ -1255,8 +1182,7 @@ class TinyTransformer(nn.Module):
         causal = check_bool(causal, "causal")
         if isinstance(scheme, str):
             check_choice(scheme, "scheme", SCHEMES)
-        if self.dim % self.n_heads:
-            raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+        check_divisible(self.dim, "dim", self.n_heads, "n_heads")
         count = _parameter_count(self.vocab_size, self.dim, self.n_layers, mlp_ratio)
         needed = count * torch.get_default_dtype().itemsize
         if needed > MAX_MODEL_BYTES:
@@ -1305,25 +1231,7 @@ class TinyTransformer(nn.Module):
 
         ``positions`` (shape (L,) or (batch, L)) gives each token's position instead.
         """
-        if not isinstance(tokens, Tensor):
-            raise TypeError(
-                f"tokens must be a torch.Tensor, got {type(tokens).__name__}"
-            )
-        if tokens.ndim != 2:
-            raise ValueError(
-                f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
-            )
-        if tokens.dtype not in (torch.int64, torch.int32):
-            raise TypeError(
-                f"tokens must be an integer tensor (int64 or int32), got {tokens.dtype}"
-            )
-        if not torch.compiler.is_compiling() and tokens.numel():
-            low, high = int(tokens.min()), int(tokens.max())
-            if low < 0 or high >= self.vocab_size:
-                raise ValueError(
-                    f"tokens must lie in 0 … {self.vocab_size - 1} (vocab_size = "
-                    f"{self.vocab_size}), got values {low} … {high}"
-                )
+        check_token_tensor(tokens, self.vocab_size)
         offset = check_offset(offset)
         x = self.scheme.embed(self.token_embedding(tokens), offset, positions=positions)
         for block in self.blocks:
