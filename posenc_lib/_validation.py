@@ -11,6 +11,10 @@ shape: ``ValueError``). Sizes are capped before anything is allocated: ``dim`` a
 :data:`MAX_DIM`, tables at ``max_bytes`` (default :data:`DEFAULT_MAX_BYTES`). A torch tensor
 that requires grad, passed where an array is expected, is detached (the numpy functions do not
 differentiate; the gradient would be lost anyway).
+
+The checks of :mod:`posenc_lib.nn`'s arguments (tensors, positions, offsets, torch dtypes and
+devices, cache and model sizes) are here too; they import torch inside the function, so that
+``import posenc_lib`` does not import it.
 """
 
 from __future__ import annotations
@@ -24,32 +28,53 @@ import numpy as np
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "MAX_CACHE_BYTES",
     "MAX_DIM",
     "MAX_LENGTH",
+    "MAX_MODEL_BYTES",
+    "MAX_POSITION",
     "as_array",
     "check_base",
     "check_bool",
     "check_broadcast",
+    "check_cache_size",
     "check_callable",
     "check_choice",
     "check_count",
+    "check_device",
     "check_dim",
+    "check_divisible",
+    "check_even_dim",
     "check_finite_result",
     "check_float_dtype",
     "check_index",
     "check_index_array",
+    "check_index_tensor",
     "check_instance",
     "check_integer",
+    "check_length",
     "check_matrix",
     "check_max_bytes",
+    "check_model_size",
+    "check_module_dtype",
+    "check_module_input",
+    "check_n_heads",
+    "check_offset",
+    "check_offset_positions",
+    "check_position_tensor",
     "check_positions",
+    "check_positive_real",
     "check_real",
     "check_real_array",
     "check_rng",
+    "check_rotary_dim",
+    "check_seq_axis",
     "check_sequence",
     "check_table_size",
     "check_tensor",
     "check_token_positions",
+    "check_token_tensor",
+    "check_torch_dtype",
     "check_vector",
     "describe",
 ]
@@ -593,3 +618,292 @@ def check_tensor(
             _message(name, "finite", "a tensor containing NaN or infinity")
         )
     return value
+
+
+# --------------------------------------------------------------------------------------------
+# torch modules (posenc_lib.nn): torch is imported inside each check that needs it
+# --------------------------------------------------------------------------------------------
+
+#: The largest position magnitude the torch modules accept (positions exact in float64).
+MAX_POSITION = 2**52
+
+#: Largest cache (bytes) of a torch module's table, and largest attention bias.
+MAX_CACHE_BYTES = DEFAULT_MAX_BYTES
+
+#: Largest parameter memory (bytes) of a torch module, checked before allocation.
+MAX_MODEL_BYTES = DEFAULT_MAX_BYTES
+
+
+def check_even_dim(value: object, name: str) -> int:
+    """:func:`check_dim` for a torch module's size (its TypeError says the type of ``value``)."""
+    if not _is_integer(value):
+        given = f"{type(value).__name__} {value!r}"
+        raise TypeError(_message(name, "a positive even integer", given))
+    return check_dim(value, name)
+
+
+def check_offset(offset: object) -> int:
+    """``offset`` (the position of the first token) as an int in ``0 .. MAX_POSITION``."""
+    offset = check_count(offset, "offset", 0)
+    if offset > MAX_POSITION:
+        accepted = "an integer in 0 … 2**52 (positions exact in float64)"
+        raise ValueError(_message("offset", accepted, str(offset)))
+    return offset
+
+
+def check_length(value: object, name: str, minimum: int) -> int:
+    """:func:`check_count`, but a traced shape (``torch.SymInt``, under export) passes as is."""
+    import torch
+
+    if isinstance(value, torch.SymInt):
+        return value  # type: ignore[return-value]
+    return check_count(value, name, minimum)
+
+
+def check_module_input(
+    x: object, name: str, ndim: tuple[int, ...] | None = None, last: int | None = None
+) -> Any:
+    """A floating tensor with ``ndim`` axes (any >= 2 if None) and last axis ``last``."""
+    import torch
+
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(_message(name, "a torch.Tensor", type(x).__name__))
+    if not x.is_floating_point():
+        accepted = "a floating-point tensor (float16, bfloat16, float32 or float64)"
+        raise TypeError(_message(name, accepted, f"dtype {x.dtype}"))
+    shape = f"shape {tuple(x.shape)}"
+    if ndim is None and x.ndim < 2:
+        raise ValueError(f"{name} must have at least 2 axes, got {shape}")
+    if ndim is not None and x.ndim not in ndim:
+        raise ValueError(
+            f"{name} must have {' or '.join(map(str, ndim))} axes, got {shape}"
+        )
+    if last is not None and x.shape[-1] != last:
+        raise ValueError(f"{name} must have last axis of size {last}, got {shape}")
+    return x
+
+
+def check_seq_axis(seq_axis: object, x: Any) -> int:
+    """The sequence axis of ``x`` (0 for a 2-D ``x`` if None), any axis but the last, as >= 0."""
+    if seq_axis is None:
+        if x.ndim != 2:
+            raise ValueError(
+                f"x has shape {tuple(x.shape)}: pass seq_axis, the axis of the sequence "
+                "(-2 for (batch, heads, length, head_dim), 1 for (batch, length, heads, "
+                "head_dim)); the shape alone cannot tell"
+            )
+        return 0
+    if not _is_integer(seq_axis):
+        raise TypeError(_message("seq_axis", "an integer axis of x", repr(seq_axis)))
+    if not -x.ndim <= seq_axis < x.ndim or seq_axis % x.ndim == x.ndim - 1:  # type: ignore[operator]
+        accepted = f"an axis of x other than the last (-{x.ndim} … {x.ndim - 2})"
+        given = f"{seq_axis} for x of shape {tuple(x.shape)}"
+        raise ValueError(_message("seq_axis", accepted, given))
+    return int(seq_axis) % x.ndim  # type: ignore[call-overload]
+
+
+def check_position_tensor(
+    positions: object, length: int, batch: int | None, *, integer: bool = False
+) -> Any:
+    """``positions`` of shape (length,) or (batch, length), real, finite, not requiring grad."""
+    import torch
+
+    kind = "integer" if integer else "real"
+    if not isinstance(positions, torch.Tensor):
+        accepted = (
+            f"a torch.Tensor of {kind} positions, shape (length,) or (batch, length)"
+        )
+        raise TypeError(_message("positions", accepted, type(positions).__name__))
+    if positions.dtype == torch.bool or positions.is_complex():
+        raise TypeError(
+            f"positions must hold {kind} numbers, got dtype {positions.dtype}"
+        )
+    if integer and positions.is_floating_point():
+        raise TypeError(
+            f"positions must hold integers here, got dtype {positions.dtype}"
+        )
+    if positions.requires_grad:
+        raise ValueError(
+            "positions must not require grad (positions are indices, not trainable values); "
+            "pass positions.detach()"
+        )
+    expected = f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
+    shape = f"shape {tuple(positions.shape)}"
+    ok_shape = positions.ndim == 1 or (positions.ndim == 2 and batch is not None)
+    if not ok_shape or positions.shape[-1] != length:
+        raise ValueError(
+            f"positions must have shape {expected} (one position per token), got {shape}"
+        )
+    if positions.ndim == 2 and positions.shape[0] not in (1, batch):
+        raise ValueError(
+            f"positions must have shape {expected} (one row per batch entry), got {shape}"
+        )
+    if not torch.compiler.is_compiling() and positions.numel():
+        values = positions.detach()
+        if positions.is_floating_point() and not bool(torch.isfinite(values).all()):
+            raise ValueError("positions must be finite: found NaN or infinity")
+        if float(values.abs().max()) > MAX_POSITION:
+            raise ValueError("positions must lie in -2**52 … 2**52 (exact in float64)")
+    return positions
+
+
+def check_offset_positions(
+    offset: object,
+    positions: object,
+    length: int,
+    batch: int | None,
+    *,
+    integer: bool = False,
+) -> tuple[int, Any]:
+    """``offset`` and ``positions`` (at most one of them given) for ``length`` tokens.
+
+    ``positions`` is checked by :func:`check_position_tensor` if given (``None`` passes).
+    """
+    offset = check_offset(offset)
+    if positions is not None:
+        if offset:
+            raise ValueError("give offset or positions, not both")
+        positions = check_position_tensor(positions, length, batch, integer=integer)
+    return offset, positions
+
+
+def _autocast(device_type: str) -> bool:
+    import torch
+
+    try:
+        return bool(torch.is_autocast_enabled(device_type))
+    except TypeError:  # torch < 2.4: no device argument
+        return bool(torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled())
+
+
+def check_module_dtype(x: Any, name: str, dtype: Any) -> None:
+    """``x`` of the module's ``dtype`` (any dtype under autocast, which converts itself)."""
+    if x.dtype != dtype and not _autocast(x.device.type):
+        raise TypeError(
+            f"{name} must have the module's dtype {dtype} (convert the module with .to), "
+            f"got a tensor of dtype {x.dtype}"
+        )
+
+
+def check_torch_dtype(dtype: object) -> Any:
+    """A floating ``torch.dtype`` (``None``: torch's default dtype), else raise."""
+    import torch
+
+    if dtype is None:
+        return torch.get_default_dtype()
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        accepted = "a floating torch.dtype such as torch.float32"
+        raise TypeError(_message("dtype", accepted, repr(dtype)))
+    return dtype
+
+
+def check_device(device: object) -> Any:
+    """A ``torch.device`` from a device or a device string (``None``: torch's default)."""
+    import torch
+
+    if device is None:
+        return torch.get_default_device()
+    try:
+        return torch.device(device)  # type: ignore[arg-type]
+    except (RuntimeError, TypeError, ValueError, OverflowError) as exc:
+        accepted = "a torch.device or a device string"
+        raise TypeError(_message("device", accepted, repr(device))) from exc
+
+
+def check_model_size(count: int, name: str, value: int) -> None:
+    """Refuse ``count`` parameters (of torch's default dtype) over :data:`MAX_MODEL_BYTES`."""
+    import torch
+
+    needed = count * torch.get_default_dtype().itemsize
+    if needed > MAX_MODEL_BYTES:
+        raise ValueError(
+            f"{name} = {value} needs {_mib(needed)} MiB of parameters, over the "
+            f"limit MAX_MODEL_BYTES = {MAX_MODEL_BYTES // 2**20} MiB; use a smaller {name}"
+        )
+
+
+def check_cache_size(
+    length: int, width: int, dtype: Any, name: str, width_name: str = "dim"
+) -> None:
+    """Refuse a cached ``length x width`` table of ``dtype`` over :data:`MAX_CACHE_BYTES`."""
+    needed = length * width * dtype.itemsize
+    if needed > MAX_CACHE_BYTES:
+        raise ValueError(
+            f"{name} x {width_name} = {length} x {width} needs a cache of "
+            f"{_mib(needed)} MiB, over the limit MAX_CACHE_BYTES = "
+            f"{MAX_CACHE_BYTES // 2**20} MiB; use a smaller {name} or {width_name} "
+            "(longer inputs are still accepted: their rows are computed without caching)"
+        )
+
+
+def check_index_tensor(
+    values: Any, name: str, size: int, why: str, *, given: str = ""
+) -> None:
+    """Refuse entries of an integer tensor outside ``0 .. size - 1``; ``why`` says what ``size`` is.
+
+    Skipped under torch.compile and export (reading the values would cut the graph).
+    """
+    import torch
+
+    if torch.compiler.is_compiling() or not values.numel():
+        return
+    low, high = int(values.min()), int(values.max())
+    if low < 0 or high >= size:
+        raise ValueError(
+            f"{name} must lie in 0 … {size - 1} ({why}), got {given}{low} … {high}"
+        )
+
+
+def check_token_tensor(tokens: object, vocab_size: int) -> Any:
+    """Token ids: an int64 or int32 tensor (batch, length) of values in ``0 .. vocab_size - 1``."""
+    import torch
+
+    if not isinstance(tokens, torch.Tensor):
+        raise TypeError(_message("tokens", "a torch.Tensor", type(tokens).__name__))
+    if tokens.ndim != 2:
+        raise ValueError(
+            f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
+        )
+    if tokens.dtype not in (torch.int64, torch.int32):
+        accepted = "an integer tensor (int64 or int32)"
+        raise TypeError(_message("tokens", accepted, str(tokens.dtype)))
+    why = f"vocab_size = {vocab_size}"
+    check_index_tensor(tokens, "tokens", vocab_size, why, given="values ")
+    return tokens
+
+
+def check_positive_real(value: object, name: str) -> float:
+    """``value`` as a float if it is a real number > 0 and finite, else raise."""
+    if not _is_real(value):
+        raise TypeError(_message(name, "a positive finite real", repr(value)))
+    if check_real(value, name) <= 0:
+        raise ValueError(_message(name, "a positive finite real", describe(value)))
+    return float(value)  # type: ignore[arg-type]
+
+
+def check_rotary_dim(rotary_dim: object, head_dim: int) -> int:
+    """The rotated features: an even ``rotary_dim <= head_dim`` (``None``: ``head_dim``)."""
+    if rotary_dim is None:
+        return head_dim
+    rotary_dim = check_even_dim(rotary_dim, "rotary_dim")
+    if rotary_dim > head_dim:
+        raise ValueError(
+            _message("rotary_dim", f"<= head_dim = {head_dim}", str(rotary_dim))
+        )
+    return rotary_dim
+
+
+def check_n_heads(n_heads: object, maximum: int) -> int:
+    """``n_heads`` as an int in ``1 … maximum``, else raise."""
+    n = check_count(n_heads, "n_heads", 1)
+    if n > maximum:
+        raise ValueError(_message("n_heads", f"an integer in 1 … {maximum}", str(n)))
+    return n
+
+
+def check_divisible(value: int, name: str, divisor: int, divisor_name: str) -> None:
+    """Refuse a ``value`` that ``divisor`` does not divide (both already checked ints)."""
+    if value % divisor:
+        raise ValueError(
+            f"{name} = {value} must be divisible by {divisor_name} = {divisor}"
+        )

@@ -47,20 +47,35 @@ skipped: they would cut the graph.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
+from . import _validation
 from ._validation import (
-    DEFAULT_MAX_BYTES,
     check_base,
     check_bool,
+    check_cache_size,
     check_choice,
     check_count,
+    check_device,
     check_dim,
-    check_real,
+    check_divisible,
+    check_even_dim,
+    check_index_tensor,
+    check_length,
+    check_model_size,
+    check_module_dtype,
+    check_module_input,
+    check_n_heads,
+    check_offset,
+    check_offset_positions,
+    check_positive_real,
+    check_rotary_dim,
+    check_seq_axis,
+    check_token_tensor,
+    check_torch_dtype,
 )
 from .encoding import SPACINGS, angles, frequencies, sinusoidal
 from .layouts import LAYOUTS, layout_permutation
@@ -97,16 +112,16 @@ PAIRINGS = ("interleaved", "half_split")
 
 #: Largest cache (bytes) of a sinusoidal table or of rotary cos + sin; rows beyond it are computed
 #: directly for each call instead of cached.
-MAX_CACHE_BYTES = DEFAULT_MAX_BYTES
+MAX_CACHE_BYTES = _validation.MAX_CACHE_BYTES
 
 #: The largest position magnitude the modules accept, so that positions stay exact in float64.
-MAX_POSITION = 2**52
+MAX_POSITION = _validation.MAX_POSITION
 
 #: Most heads :func:`alibi_slopes` and :class:`ALiBi` build slopes for.
 MAX_HEADS = 1 << 16
 
 #: Largest parameter memory (bytes) of a :class:`TinyTransformer`, checked before allocation.
-MAX_MODEL_BYTES = DEFAULT_MAX_BYTES
+MAX_MODEL_BYTES = _validation.MAX_MODEL_BYTES
 
 #: Most layers of a :class:`TinyTransformer` (building more takes longer than a few seconds).
 MAX_LAYERS = 256
@@ -117,164 +132,8 @@ _VALID = (
 
 
 # --------------------------------------------------------------------------------------------
-# argument checks (the message style of posenc_lib._validation: name, what is accepted, got)
+# buffers computed by this module
 # --------------------------------------------------------------------------------------------
-
-
-def _check_even(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be a positive even integer, got {type(value).__name__} {value!r}"
-        )
-    if value <= 0 or value % 2:
-        raise ValueError(f"{name} must be a positive even integer, got {value}")
-    return check_dim(value, name)  # the cap MAX_DIM
-
-
-def _check_offset(offset: object) -> int:
-    offset = check_count(offset, "offset", 0)
-    if offset > MAX_POSITION:
-        raise ValueError(
-            f"offset must be an integer in 0 … 2**52 (positions exact in float64), got {offset}"
-        )
-    return offset
-
-
-def _check_tensor(
-    x: object, name: str, ndim: tuple[int, ...] | None = None, last: int | None = None
-) -> Tensor:
-    """A floating tensor with ``ndim`` axes (any >= 2 if None) and last axis ``last``."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise TypeError(
-            f"{name} must be a floating-point tensor (float16, bfloat16, float32 or float64), "
-            f"got dtype {x.dtype}"
-        )
-    if ndim is None and x.ndim < 2:
-        raise ValueError(
-            f"{name} must have at least 2 axes, got shape {tuple(x.shape)}"
-        )
-    if ndim is not None and x.ndim not in ndim:
-        raise ValueError(
-            f"{name} must have {' or '.join(map(str, ndim))} axes, got shape {tuple(x.shape)}"
-        )
-    if last is not None and x.shape[-1] != last:
-        raise ValueError(
-            f"{name} must have last axis of size {last}, got shape {tuple(x.shape)}"
-        )
-    return x
-
-
-def _check_positions(
-    positions: object, length: int, batch: int | None, *, integer: bool = False
-) -> Tensor:
-    """``positions`` of shape (length,) or (batch, length), real, finite, not requiring grad."""
-    kind = "integer" if integer else "real"
-    if not isinstance(positions, Tensor):
-        raise TypeError(
-            f"positions must be a torch.Tensor of {kind} positions, shape (length,) or "
-            f"(batch, length), got {type(positions).__name__}"
-        )
-    if positions.dtype == torch.bool or positions.is_complex():
-        raise TypeError(
-            f"positions must hold {kind} numbers, got dtype {positions.dtype}"
-        )
-    if integer and positions.is_floating_point():
-        raise TypeError(
-            f"positions must hold integers here, got dtype {positions.dtype}"
-        )
-    if positions.requires_grad:
-        raise ValueError(
-            "positions must not require grad (positions are indices, not trainable values); "
-            "pass positions.detach()"
-        )
-    expected = f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
-    ok_shape = positions.ndim == 1 or (positions.ndim == 2 and batch is not None)
-    if not ok_shape or positions.shape[-1] != length:
-        raise ValueError(
-            f"positions must have shape {expected} (one position per token), "
-            f"got shape {tuple(positions.shape)}"
-        )
-    if positions.ndim == 2 and positions.shape[0] not in (1, batch):
-        raise ValueError(
-            f"positions must have shape {expected} (one row per batch entry), "
-            f"got shape {tuple(positions.shape)}"
-        )
-    if not torch.compiler.is_compiling() and positions.numel():
-        values = positions.detach()
-        if positions.is_floating_point() and not bool(torch.isfinite(values).all()):
-            raise ValueError("positions must be finite: found NaN or infinity")
-        if float(values.abs().max()) > MAX_POSITION:
-            raise ValueError("positions must lie in -2**52 … 2**52 (exact in float64)")
-    return positions
-
-
-def _check_length(value: object, name: str, minimum: int) -> int:
-    if isinstance(
-        value, torch.SymInt
-    ):  # a traced shape under torch.export / torch.compile
-        return value  # type: ignore[return-value]
-    return check_count(value, name, minimum)
-
-
-def _autocast(device_type: str) -> bool:
-    try:
-        return bool(torch.is_autocast_enabled(device_type))
-    except TypeError:  # torch < 2.4: no device argument
-        return bool(torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled())
-
-
-def _check_dtype(x: Tensor, name: str, dtype: torch.dtype) -> None:
-    """``x`` of the module's ``dtype`` (any dtype under autocast, which converts itself)."""
-    if x.dtype != dtype and not _autocast(x.device.type):
-        raise TypeError(
-            f"{name} must have the module's dtype {dtype} (convert the module with .to), "
-            f"got a tensor of dtype {x.dtype}"
-        )
-
-
-def _check_model_size(count: int, name: str, value: int) -> None:
-    needed = count * torch.get_default_dtype().itemsize
-    if needed > MAX_MODEL_BYTES:
-        raise ValueError(
-            f"{name} = {value} needs {(needed + 2**19) // 2**20} MiB of parameters, over the "
-            f"limit MAX_MODEL_BYTES = {MAX_MODEL_BYTES // 2**20} MiB; use a smaller {name}"
-        )
-
-
-def _resolve_dtype(dtype: torch.dtype | None) -> torch.dtype:
-    if dtype is None:
-        return torch.get_default_dtype()
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(
-            f"dtype must be a floating torch.dtype such as torch.float32, got {dtype!r}"
-        )
-    return dtype
-
-
-def _resolve_device(device: object) -> torch.device:
-    if device is None:
-        return torch.get_default_device()
-    try:
-        return torch.device(device)  # type: ignore[arg-type]
-    except (RuntimeError, TypeError, ValueError, OverflowError) as exc:
-        raise TypeError(
-            f"device must be a torch.device or a device string, got {device!r}"
-        ) from exc
-
-
-def _check_cache(
-    length: int, width: int, dtype: torch.dtype, name: str, width_name: str = "dim"
-) -> None:
-    needed = length * width * dtype.itemsize
-    if needed > MAX_CACHE_BYTES:
-        raise ValueError(
-            f"{name} x {width_name} = {length} x {width} needs a cache of "
-            f"{(needed + 2**19) // 2**20} MiB, over the limit MAX_CACHE_BYTES = "
-            f"{MAX_CACHE_BYTES // 2**20} MiB; use a smaller {name} or {width_name} "
-            "(longer inputs are still accepted: their rows are computed without caching)"
-        )
 
 
 def _mark(*tensors: Tensor) -> None:
@@ -305,17 +164,29 @@ def _to_float64(positions: Tensor, device: torch.device) -> Tensor:
 class PositionScheme(nn.Module):
     """Base class of the position schemes; on its own it adds no position information.
 
-    Subclasses override one or more of :meth:`embed`, :meth:`rotate` and :meth:`bias`.
-    ``name`` is the scheme's name in :data:`SCHEMES`.
+    The public methods :meth:`embed`, :meth:`rotate` and :meth:`bias` check the arguments that
+    every scheme shares (the tensors, ``offset``, ``positions``, ``seq_axis``, the lengths,
+    ``causal``, ``device``, ``dtype``), then hand them to the hooks ``_embed``, ``_rotate`` (once
+    for q, once for k) and ``_bias``, which do nothing here; a subclass overrides the hooks it
+    needs. ``name`` is the scheme's name in :data:`SCHEMES`.
     """
 
     name = "none"
+    _integer_positions = False  # whether positions must be integers (the learned table)
 
     def embed(
         self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
     ) -> Tensor:
-        """Token embeddings ``x`` (batch, length, dim) with position information added."""
-        return x
+        """Token embeddings ``x`` (batch, length, dim) with position information added.
+
+        Token ``t`` is at position ``offset + t``, or ``positions[t]`` / ``positions[b, t]``
+        when ``positions`` (shape (length,) or (batch, length)) is given.
+        """
+        check_module_input(x, "x", (3,), getattr(self, "dim", None))
+        offset, positions = check_offset_positions(
+            offset, positions, x.shape[1], x.shape[0], integer=self._integer_positions
+        )
+        return self._embed(x, offset, positions)
 
     def rotate(
         self,
@@ -326,13 +197,23 @@ class PositionScheme(nn.Module):
         positions: Tensor | None = None,
         seq_axis: int | None = None,
     ) -> tuple[Tensor, Tensor]:
-        """Queries and keys after the position transform (sequence along ``seq_axis``)."""
-        return q, k
+        """Queries and keys after the position transform (sequence along ``seq_axis``).
+
+        A 2-D ``q`` or ``k`` is (length, head_dim); for 3 or more axes ``seq_axis`` is required.
+        Token ``t`` is at position ``offset + t``, or ``positions[t]`` / ``positions[b, t]``
+        (batch along axis 0) when ``positions`` is given.
+        """
+        check_module_input(q, "q", None, getattr(self, "head_dim", None))
+        check_module_input(k, "k", None, getattr(self, "head_dim", None))
+        return (
+            self._rotate_sequence(q, offset, positions, seq_axis),
+            self._rotate_sequence(k, offset, positions, seq_axis),
+        )
 
     def bias(
         self,
-        q_len: int,
-        k_len: int,
+        q_len: int | torch.SymInt,  # a traced length under torch.export
+        k_len: int | torch.SymInt,
         offset: int = 0,
         *,
         positions: Tensor | None = None,
@@ -340,7 +221,46 @@ class PositionScheme(nn.Module):
         device=None,
         dtype=None,
     ) -> Tensor | None:
-        """An additive attention bias of shape ([batch,] heads, q_len, k_len), or ``None``."""
+        """An additive attention bias of shape ([batch,] heads, q_len, k_len), or ``None``.
+
+        Queries sit at ``offset + t``, keys at ``0 … k_len-1``. With ``positions`` (shape
+        (k_len,) or (batch, k_len)) the keys sit at ``positions`` and the queries at its last
+        ``q_len`` entries; the bias is then (batch, heads, q_len, k_len) for 2-D positions.
+        """
+        q_len = check_length(q_len, "q_len", 1)
+        k_len = check_length(k_len, "k_len", 1)
+        two_d = isinstance(positions, Tensor) and positions.ndim == 2
+        offset, positions = check_offset_positions(
+            offset, positions, k_len, positions.shape[0] if two_d else None
+        )
+        if positions is not None and q_len > k_len:
+            raise ValueError(
+                f"q_len must be <= k_len when positions are given, got {q_len} > {k_len}"
+            )
+        causal = check_bool(causal, "causal")
+        dtype = check_torch_dtype(dtype)
+        device = None if device is None else check_device(device)
+        return self._bias(q_len, k_len, offset, positions, causal, device, dtype)
+
+    def _rotate_sequence(
+        self, x: Tensor, offset: int, positions: Tensor | None, seq_axis: int | None
+    ) -> Tensor:
+        seq_axis = check_seq_axis(seq_axis, x)
+        batch = None if seq_axis == 0 else x.shape[0]
+        offset, positions = check_offset_positions(
+            offset, positions, x.shape[seq_axis], batch
+        )
+        return self._rotate(x, offset, positions, seq_axis)
+
+    def _embed(self, x: Tensor, offset: int, positions: Tensor | None) -> Tensor:
+        return x
+
+    def _rotate(
+        self, x: Tensor, offset: int, positions: Tensor | None, seq_axis: int
+    ) -> Tensor:
+        return x
+
+    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype):
         return None
 
     def reset_parameters(self) -> None:
@@ -377,6 +297,7 @@ class LearnedPositionalEmbedding(PositionScheme):
     """
 
     name = "learned"
+    _integer_positions = True
 
     def __init__(
         self, max_len: int, dim: int, *, dtype: torch.dtype | None = None, device=None
@@ -384,7 +305,7 @@ class LearnedPositionalEmbedding(PositionScheme):
         super().__init__()
         self.max_len = check_count(max_len, "max_len", 1)
         self.dim = check_dim(dim)
-        dtype = _resolve_dtype(dtype)
+        dtype = check_torch_dtype(dtype)
         if self.max_len * self.dim * dtype.itemsize > MAX_MODEL_BYTES:
             raise ValueError(
                 f"max_len x dim = {self.max_len} x {self.dim} is over the limit MAX_MODEL_BYTES = "
@@ -392,7 +313,7 @@ class LearnedPositionalEmbedding(PositionScheme):
             )
         self.weight = nn.Parameter(
             torch.empty(
-                self.max_len, self.dim, dtype=dtype, device=_resolve_device(device)
+                self.max_len, self.dim, dtype=dtype, device=check_device(device)
             )
         )
         self.reset_parameters()
@@ -401,24 +322,10 @@ class LearnedPositionalEmbedding(PositionScheme):
         """Draw the rows again from :math:`\\mathcal N(0, 1/2)`."""
         nn.init.normal_(self.weight, std=math.sqrt(0.5))
 
-    def embed(
-        self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
-    ) -> Tensor:
-        _check_tensor(x, "x", (3,), self.dim)
-        offset = _check_offset(offset)
+    def _embed(self, x: Tensor, offset: int, positions: Tensor | None) -> Tensor:
         if positions is not None:
-            if offset:
-                raise ValueError("give offset or positions, not both")
-            positions = _check_positions(
-                positions, x.shape[1], x.shape[0], integer=True
-            )
-            if not torch.compiler.is_compiling() and positions.numel():
-                low, high = int(positions.min()), int(positions.max())
-                if low < 0 or high >= self.max_len:
-                    raise ValueError(
-                        f"positions must lie in 0 … {self.max_len - 1} (the learned table has "
-                        f"max_len = {self.max_len} rows), got {low} … {high}"
-                    )
+            rows = f"the learned table has max_len = {self.max_len} rows"
+            check_index_tensor(positions, "positions", self.max_len, rows)
             return x + self.weight[positions.to(self.weight.device)].to(x.dtype)
         end = offset + x.shape[1]
         if end > self.max_len:
@@ -430,7 +337,94 @@ class LearnedPositionalEmbedding(PositionScheme):
         return x + self.weight[offset:end].to(x.dtype)
 
 
-class SinusoidalPositionalEncoding(PositionScheme):
+class _CachedTables(PositionScheme):
+    """A scheme whose tables (buffers ``_cached``, float64 angles cast once) grow on demand.
+
+    Subclasses give ``_compute(length, dtype, device)`` (the tables of positions ``0 … length-1``)
+    and ``_at(positions, device)`` (the rows of any positions, not cached), both as tuples in the
+    order of ``_cached``; ``_width_name`` names the attribute holding the row width in bytes'
+    count (``dim`` or ``rotary_dim``).
+    """
+
+    _cached: tuple[str, ...] = ()
+    _width_name = "dim"
+
+    def _tables(self) -> tuple[Tensor, ...]:
+        return tuple(getattr(self, name) for name in self._cached)
+
+    def _store(self, length: int, dtype: torch.dtype, device: torch.device) -> None:
+        for name, table in zip(
+            self._cached, self._compute(length, dtype, device), strict=True
+        ):
+            setattr(self, name, table)
+
+    @property
+    def cached_length(self) -> int:
+        """Number of positions currently cached."""
+        return int(self._tables()[0].shape[0])
+
+    def _ensure(self, device: torch.device | None = None) -> None:
+        """Recompute the tables if replaced (meta init, to_empty, assign, from_pretrained)."""
+        if torch.compiler.is_compiling():
+            return
+        if all(_is_valid(table, device) for table in self._tables()):
+            return
+        first = self._tables()[0]
+        target = device if (first.is_meta and device is not None) else first.device
+        self._store(self.cached_length, first.dtype, target)
+
+    @torch.compiler.disable
+    def _grow(self, needed: int) -> None:
+        first = self._tables()[0]
+        self._store(_next_power_of_two(needed), first.dtype, first.device)
+
+    def _slice(
+        self, offset: int, length: int, device: torch.device
+    ) -> tuple[Tensor, ...]:
+        """Positions ``offset … offset + length - 1``: a slice of the cache, grown if needed."""
+        self._ensure(device)
+        end = offset + length
+        first = self._tables()[0]
+        if end > first.shape[0]:
+            if torch.compiler.is_compiling():
+                kind = self.name
+                torch._check(
+                    end <= first.shape[0],
+                    lambda: (
+                        f"the {kind} cache must cover offset + length under "
+                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
+                    ),
+                )
+            width = getattr(self, self._width_name)
+            if _next_power_of_two(end) * width * first.dtype.itemsize > MAX_CACHE_BYTES:
+                return self._at(torch.arange(offset, end, device=first.device), device)
+            self._grow(end)
+        return tuple(table[offset:end] for table in self._tables())
+
+    def extend(self, length: int) -> None:
+        """Make sure at least ``length`` positions are cached (dtype and device unchanged)."""
+        length = check_count(length, "length", 1)
+        width = getattr(self, self._width_name)
+        dtype = self._tables()[0].dtype
+        check_cache_size(
+            _next_power_of_two(length), width, dtype, "length", self._width_name
+        )
+        self._ensure()
+        if length > self.cached_length:
+            self._grow(length)
+
+    def reset_parameters(self) -> None:
+        """Recompute the tables (same length, dtype and device); meta tables stay on meta."""
+        first = self._tables()[0]
+        self._store(self.cached_length, first.dtype, first.device)
+
+    def _apply(self, fn, recurse: bool = True):
+        result = super()._apply(fn, recurse)
+        self.reset_parameters()  # a moved or cast table is recomputed, never converted
+        return result
+
+
+class SinusoidalPositionalEncoding(_CachedTables):
     r"""The sinusoidal encoding as a module: ``forward(x, offset)`` is ``x + P[offset : offset+L]``.
 
     Row :math:`m` of the table ``P`` is :math:`p_m` with, in the default interleaved layout,
@@ -458,8 +452,9 @@ class SinusoidalPositionalEncoding(PositionScheme):
         Which axis of a 3-D input is the sequence: ``True`` for (batch, length, dim) (Hugging
         Face), ``False`` for (length, batch, dim) (``torch.nn.Transformer``'s default). Nothing in
         a shape tells the two apart, so a 3-D input to :meth:`forward` raises ``ValueError`` unless
-        it was given. A 2-D input (length, dim) needs no choice, and :meth:`embed` is always
-        batch-first (the :class:`PositionScheme` interface).
+        it was given. A 2-D input (length, dim) needs no choice, and
+        :meth:`~PositionScheme.embed` is always batch-first (the :class:`PositionScheme`
+        interface).
     persistent
         Whether the table is saved in :meth:`state_dict` (default ``False``: it is recomputed, not
         stored). A persistent table of any length loads into a module of any cached length.
@@ -489,6 +484,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
     """
 
     name = "sinusoidal"
+    _cached = ("table",)
 
     def __init__(
         self,
@@ -513,18 +509,20 @@ class SinusoidalPositionalEncoding(PositionScheme):
             check_bool(batch_first, "batch_first")
         self.batch_first = batch_first
         self.persistent = check_bool(persistent, "persistent")
-        dtype = _resolve_dtype(dtype)
-        _check_cache(initial_length, self.dim, dtype, "initial_length")
+        dtype = check_torch_dtype(dtype)
+        check_cache_size(initial_length, self.dim, dtype, "initial_length")
         self._theta = frequencies(self.dim, base=self.base, spacing=self.spacing)
         self._perm = torch.from_numpy(
             layout_permutation(self.dim, "concatenated", self.layout)
         )
-        table = self._compute(initial_length, dtype, _resolve_device(device))
+        (table,) = self._compute(initial_length, dtype, check_device(device))
         self.register_buffer("table", table, persistent=persistent)
 
     # -- the table ------------------------------------------------------------------------------
 
-    def _compute(self, length: int, dtype: torch.dtype, device: torch.device) -> Tensor:
+    def _compute(
+        self, length: int, dtype: torch.dtype, device: torch.device
+    ) -> tuple[Tensor]:
         if device.type == "meta":
             table = torch.empty(length, self.dim, dtype=dtype, device=device)
         else:
@@ -537,105 +535,36 @@ class SinusoidalPositionalEncoding(PositionScheme):
             )
             table = torch.from_numpy(rows).to(device=device, dtype=dtype)
         _mark(table)
-        return table
+        return (table,)
 
-    def _rows_at(
-        self, positions: Tensor, dtype: torch.dtype, device: torch.device
-    ) -> Tensor:
+    def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor]:
         """Rows for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
         phase = _to_float64(positions, device)[..., None] * theta
         halves = torch.cat(
             (phase.sin(), phase.cos()), dim=-1
         )  # the concatenated layout
-        return halves[..., self._perm.to(device)].to(dtype)
-
-    @property
-    def cached_length(self) -> int:
-        """Number of rows currently cached."""
-        return int(self.table.shape[0])
-
-    def _ensure(self, device: torch.device | None = None) -> None:
-        """Recompute the table if it was replaced (meta init, to_empty, assign, from_pretrained)."""
-        if torch.compiler.is_compiling() or _is_valid(self.table, device):
-            return
-        target = (
-            device if (self.table.is_meta and device is not None) else self.table.device
-        )
-        self.table = self._compute(self.cached_length, self.table.dtype, target)
-
-    @torch.compiler.disable
-    def _grow(self, needed: int) -> None:
-        self.table = self._compute(
-            _next_power_of_two(needed), self.table.dtype, self.table.device
-        )
-
-    def _rows(self, offset: int, length: int, device: torch.device) -> Tensor:
-        """Rows ``offset … offset + length - 1``: a slice of the cache, grown if needed."""
-        self._ensure(device)
-        end = offset + length
-        if end > self.table.shape[0]:
-            if torch.compiler.is_compiling():
-                torch._check(
-                    end <= self.table.shape[0],
-                    lambda: (
-                        "the sinusoidal cache must cover offset + length under "
-                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
-                    ),
-                )
-            if (
-                _next_power_of_two(end) * self.dim * self.table.dtype.itemsize
-                > MAX_CACHE_BYTES
-            ):
-                positions = torch.arange(offset, end, device=self.table.device)
-                return self._rows_at(positions, self.table.dtype, self.table.device)
-            self._grow(end)
-        return self.table[offset:end]
-
-    def extend(self, length: int) -> None:
-        """Make sure at least ``length`` rows are cached (dtype and device unchanged)."""
-        length = check_count(length, "length", 1)
-        _check_cache(_next_power_of_two(length), self.dim, self.table.dtype, "length")
-        self._ensure()
-        if length > self.table.shape[0]:
-            self._grow(length)
-
-    def reset_parameters(self) -> None:
-        """Recompute the table (same length, dtype and device); a meta table stays on meta."""
-        self.table = self._compute(
-            self.cached_length, self.table.dtype, self.table.device
-        )
-
-    def _apply(self, fn, recurse: bool = True):
-        result = super()._apply(fn, recurse)
-        self.reset_parameters()  # a moved or cast table is recomputed, never converted
-        return result
+        return (halves[..., self._perm.to(device)].to(self.table.dtype),)
 
     def encoding(self, length: int, offset: int = 0) -> Tensor:
         """Rows ``offset … offset + length - 1`` of the table, shape (length, dim)."""
         length = check_count(length, "length", 0)
-        offset = _check_offset(offset)
-        _check_cache(length, self.dim, self.table.dtype, "length")  # the rows returned
-        return self._rows(offset, length, self.table.device)
+        offset = check_offset(offset)
+        check_cache_size(
+            length, self.dim, self.table.dtype, "length"
+        )  # the rows returned
+        return self._slice(offset, length, self.table.device)[0]
 
     # -- module protocol ------------------------------------------------------------------------
 
-    def _add(
-        self, x: Tensor, seq_axis: int, offset: int, positions: Tensor | None
+    def _embed(
+        self, x: Tensor, offset: int, positions: Tensor | None, seq_axis: int = 1
     ) -> Tensor:
-        offset = _check_offset(offset)
-        length = x.shape[seq_axis]
         if positions is None:
-            pe = self._rows(offset, length, x.device)
+            (pe,) = self._slice(offset, x.shape[seq_axis], x.device)
         else:
-            if offset:
-                raise ValueError("give offset or positions, not both")
-            batch = None if x.ndim == 2 else x.shape[1 - seq_axis]
-            positions = _check_positions(positions, length, batch)
             self._ensure(x.device)
-            pe = self._rows_at(
-                positions, self.table.dtype, x.device
-            )  # (L, d) or (B, L, d)
+            (pe,) = self._at(positions, x.device)  # (L, d) or (B, L, d)
             if pe.ndim == 3 and seq_axis == 0:
                 pe = pe.transpose(0, 1)
         if pe.dtype != x.dtype:
@@ -651,7 +580,7 @@ class SinusoidalPositionalEncoding(PositionScheme):
 
         ``x`` is (batch, L, dim) if ``batch_first`` else (L, batch, dim); (L, dim) also works.
         """
-        _check_tensor(x, "x", (2, 3), self.dim)
+        check_module_input(x, "x", (2, 3), self.dim)
         if x.ndim == 3 and self.batch_first is None:
             raise ValueError(
                 f"x has shape {tuple(x.shape)} and the module cannot tell which axis is the "
@@ -660,14 +589,11 @@ class SinusoidalPositionalEncoding(PositionScheme):
                 "default)"
             )
         seq_axis = 1 if (x.ndim == 3 and self.batch_first) else 0
-        return self._add(x, seq_axis, offset, positions)
-
-    def embed(
-        self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
-    ) -> Tensor:
-        """As :meth:`forward` for a batch-first ``x`` (batch, L, dim), whatever ``batch_first``."""
-        _check_tensor(x, "x", (3,), self.dim)
-        return self._add(x, 1, offset, positions)
+        batch = None if x.ndim == 2 else x.shape[1 - seq_axis]
+        offset, positions = check_offset_positions(
+            offset, positions, x.shape[seq_axis], batch
+        )
+        return self._embed(x, offset, positions, seq_axis)
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
         # A persistent table of any length loads: resize our buffer to the stored length first
@@ -732,16 +658,10 @@ def rotary_permutation(
     >>> rotary_permutation(8, "interleaved", "half_split").tolist()
     [0, 2, 4, 6, 1, 3, 5, 7]
     """
-    head_dim = _check_even(head_dim, "head_dim")
+    head_dim = check_even_dim(head_dim, "head_dim")
     check_choice(source, "source", PAIRINGS)
     check_choice(target, "target", PAIRINGS)
-    rotary_dim = (
-        head_dim if rotary_dim is None else _check_even(rotary_dim, "rotary_dim")
-    )
-    if rotary_dim > head_dim:
-        raise ValueError(
-            f"rotary_dim must be <= head_dim = {head_dim}, got {rotary_dim}"
-        )
+    rotary_dim = check_rotary_dim(rotary_dim, head_dim)
     perm = np.arange(head_dim)
     src_a, src_b = _pair_slots(rotary_dim, source)
     dst_a, dst_b = _pair_slots(rotary_dim, target)
@@ -750,7 +670,7 @@ def rotary_permutation(
     return torch.from_numpy(perm).long()
 
 
-class RotaryEmbedding(PositionScheme):
+class RotaryEmbedding(_CachedTables):
     r"""Rotary position embedding :cite:`su2021roformer`, in either pairing, partial or full.
 
     The first ``rotary_dim`` features of a query or key at position :math:`m` form
@@ -784,11 +704,11 @@ class RotaryEmbedding(PositionScheme):
 
     Notes
     -----
-    :meth:`rotate_one` and :meth:`rotate` need the sequence axis of a 3-D or 4-D input
-    (``seq_axis=-2`` for (batch, heads, L, head_dim), ``seq_axis=1`` for (batch, L, heads,
-    head_dim)): the shapes alone cannot tell. ``positions`` (shape (L,) or (batch, L)) gives one
-    position per token and row instead of ``offset, offset + 1, …``; its cos/sin are computed
-    from float64 angles, not cached.
+    :meth:`rotate_one` and :meth:`~PositionScheme.rotate` need the sequence axis of a 3-D or
+    4-D input (``seq_axis=-2`` for (batch, heads, L, head_dim), ``seq_axis=1`` for (batch, L,
+    heads, head_dim)): the shapes alone cannot tell. ``positions`` (shape (L,) or (batch, L))
+    gives one position per token and row instead of ``offset, offset + 1, …``; its cos/sin are
+    computed from float64 angles, not cached.
 
     Examples
     --------
@@ -803,6 +723,8 @@ class RotaryEmbedding(PositionScheme):
     """
 
     name = "rotary"
+    _cached = ("cos", "sin")
+    _width_name = "rotary_dim"
 
     def __init__(
         self,
@@ -817,33 +739,20 @@ class RotaryEmbedding(PositionScheme):
         device=None,
     ):
         super().__init__()
-        self.head_dim = _check_even(head_dim, "head_dim")
+        self.head_dim = check_even_dim(head_dim, "head_dim")
         self.base = check_base(base)
         self.pairing = check_choice(pairing, "pairing", PAIRINGS)
-        if rotary_dim is None:
-            rotary_dim = self.head_dim
-        self.rotary_dim = _check_even(rotary_dim, "rotary_dim")
-        if self.rotary_dim > self.head_dim:
-            raise ValueError(
-                f"rotary_dim must be <= head_dim = {self.head_dim}, got {self.rotary_dim}"
-            )
-        factor = interpolation_factor
-        if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
-            raise TypeError(
-                f"interpolation_factor must be a positive finite real, got {factor!r}"
-            )
-        if not math.isfinite(check_real(factor, "interpolation_factor")) or factor <= 0:
-            raise ValueError(
-                f"interpolation_factor must be a positive finite real, got {factor}"
-            )
-        self.interpolation_factor = float(factor)
+        self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
+        self.interpolation_factor = check_positive_real(
+            interpolation_factor, "interpolation_factor"
+        )
         initial_length = check_count(initial_length, "initial_length", 1)
-        dtype = _resolve_dtype(dtype)
-        _check_cache(
+        dtype = check_torch_dtype(dtype)
+        check_cache_size(
             initial_length, self.rotary_dim, dtype, "initial_length", "rotary_dim"
         )
         self._theta = frequencies(self.rotary_dim, base=self.base)
-        cos, sin = self._compute(initial_length, dtype, _resolve_device(device))
+        cos, sin = self._compute(initial_length, dtype, check_device(device))
         self.register_buffer("cos", cos, persistent=False)
         self.register_buffer("sin", sin, persistent=False)
 
@@ -870,87 +779,16 @@ class RotaryEmbedding(PositionScheme):
         _mark(cos, sin)
         return cos, sin
 
-    def _cos_sin_at(
-        self, positions: Tensor, device: torch.device
-    ) -> tuple[Tensor, Tensor]:
+    def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor, Tensor]:
         """cos and sin for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
         scaled = _to_float64(positions, device) / self.interpolation_factor
         phase = scaled[..., None] * theta
         return phase.cos().to(self.cos.dtype), phase.sin().to(self.cos.dtype)
 
-    @property
-    def cached_length(self) -> int:
-        """Number of positions currently cached."""
-        return int(self.cos.shape[0])
-
-    def _ensure(self, device: torch.device | None = None) -> None:
-        if torch.compiler.is_compiling():
-            return
-        if _is_valid(self.cos, device) and _is_valid(self.sin, device):
-            return
-        target = (
-            device if (self.cos.is_meta and device is not None) else self.cos.device
-        )
-        self.cos, self.sin = self._compute(self.cached_length, self.cos.dtype, target)
-
-    @torch.compiler.disable
-    def _grow(self, needed: int) -> None:
-        self.cos, self.sin = self._compute(
-            _next_power_of_two(needed), self.cos.dtype, self.cos.device
-        )
-
-    def extend(self, length: int) -> None:
-        """Make sure at least ``length`` positions are cached (dtype and device unchanged)."""
-        length = check_count(length, "length", 1)
-        _check_cache(
-            _next_power_of_two(length),
-            self.rotary_dim,
-            self.cos.dtype,
-            "length",
-            "rotary_dim",
-        )
-        self._ensure()
-        if length > self.cos.shape[0]:
-            self._grow(length)
-
-    def reset_parameters(self) -> None:
-        """Recompute cos and sin (same length, dtype and device); meta tables stay on meta."""
-        self.cos, self.sin = self._compute(
-            self.cached_length, self.cos.dtype, self.cos.device
-        )
-
-    def _apply(self, fn, recurse: bool = True):
-        result = super()._apply(fn, recurse)
-        self.reset_parameters()
-        return result
-
-    def _cos_sin(
-        self, offset: int, length: int, device: torch.device
-    ) -> tuple[Tensor, Tensor]:
-        self._ensure(device)
-        end = offset + length
-        if end > self.cos.shape[0]:
-            if torch.compiler.is_compiling():
-                torch._check(
-                    end <= self.cos.shape[0],
-                    lambda: (
-                        "the rotary cache must cover offset + length under "
-                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
-                    ),
-                )
-            if _next_power_of_two(end) * self.rotary_dim * self.cos.dtype.itemsize > (
-                MAX_CACHE_BYTES
-            ):
-                return self._cos_sin_at(
-                    torch.arange(offset, end, device=self.cos.device), device
-                )
-            self._grow(end)
-        return self.cos[offset:end], self.sin[offset:end]
-
     # -- rotation -------------------------------------------------------------------------------
 
-    def _rotate(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+    def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
         r = self.rotary_dim
         rot = x[..., :r] if r < self.head_dim else x
         if self.pairing == "interleaved":
@@ -962,6 +800,23 @@ class RotaryEmbedding(PositionScheme):
             x0, x1 = rot[..., : r // 2], rot[..., r // 2 :]
             out = torch.cat((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
         return out if r == self.head_dim else torch.cat((out, x[..., r:]), dim=-1)
+
+    def _rotate(
+        self, x: Tensor, offset: int, positions: Tensor | None, seq_axis: int
+    ) -> Tensor:
+        moved = x.movedim(seq_axis, -2)  # (..., L, head_dim)
+        if positions is None:
+            cos, sin = self._slice(offset, x.shape[seq_axis], x.device)
+        else:
+            self._ensure(x.device)
+            cos, sin = self._at(positions, x.device)  # (L, r/2) or (B, L, r/2)
+            if (
+                cos.ndim == 3
+            ):  # batch on axis 0 of moved; singleton axes between it and L
+                shape = (cos.shape[0],) + (1,) * (moved.ndim - 3) + cos.shape[1:]
+                cos, sin = cos.reshape(shape), sin.reshape(shape)
+        cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+        return self._turn(moved, cos, sin).movedim(-2, seq_axis)
 
     def rotate_one(
         self,
@@ -976,61 +831,11 @@ class RotaryEmbedding(PositionScheme):
         A 2-D ``x`` is (length, head_dim). For 3 or more axes ``seq_axis`` is required (e.g.
         ``-2`` for (batch, heads, L, head_dim), ``1`` for (batch, L, heads, head_dim)). Token
         ``t`` is at position ``offset + t``, or ``positions[t]`` / ``positions[b, t]`` (batch
-        along axis 0 of ``x``) when ``positions`` is given.
+        along axis 0 of ``x``) when ``positions`` is given. :meth:`~PositionScheme.rotate`
+        applies it to queries and keys at the same positions.
         """
-        _check_tensor(x, "x", None, self.head_dim)
-        if seq_axis is None:
-            if x.ndim != 2:
-                raise ValueError(
-                    f"x has shape {tuple(x.shape)}: pass seq_axis, the axis of the sequence "
-                    "(-2 for (batch, heads, length, head_dim), 1 for (batch, length, heads, "
-                    "head_dim)); the shape alone cannot tell"
-                )
-            seq_axis = 0
-        if isinstance(seq_axis, bool) or not isinstance(seq_axis, numbers.Integral):
-            raise TypeError(f"seq_axis must be an integer axis of x, got {seq_axis!r}")
-        if not -x.ndim <= seq_axis < x.ndim or seq_axis % x.ndim == x.ndim - 1:
-            raise ValueError(
-                f"seq_axis must be an axis of x other than the last (-{x.ndim} … {x.ndim - 2}), "
-                f"got {seq_axis} for x of shape {tuple(x.shape)}"
-            )
-        seq_axis = int(seq_axis) % x.ndim
-        offset = _check_offset(offset)
-        length = x.shape[seq_axis]
-        moved = x.movedim(seq_axis, -2)  # (..., L, head_dim)
-        if positions is None:
-            cos, sin = self._cos_sin(offset, length, x.device)
-        else:
-            if offset:
-                raise ValueError("give offset or positions, not both")
-            batch = None if seq_axis == 0 else x.shape[0]
-            positions = _check_positions(positions, length, batch)
-            self._ensure(x.device)
-            cos, sin = self._cos_sin_at(positions, x.device)  # (L, r/2) or (B, L, r/2)
-            if (
-                cos.ndim == 3
-            ):  # batch on axis 0 of moved; singleton axes between it and L
-                shape = (cos.shape[0],) + (1,) * (moved.ndim - 3) + cos.shape[1:]
-                cos, sin = cos.reshape(shape), sin.reshape(shape)
-        cos, sin = cos.to(x.dtype), sin.to(x.dtype)
-        return self._rotate(moved, cos, sin).movedim(-2, seq_axis)
-
-    def rotate(
-        self,
-        q: Tensor,
-        k: Tensor,
-        offset: int = 0,
-        *,
-        positions: Tensor | None = None,
-        seq_axis: int | None = None,
-    ) -> tuple[Tensor, Tensor]:
-        """:meth:`rotate_one` applied to queries and keys at the same positions."""
-        _check_tensor(q, "q", None, self.head_dim)
-        _check_tensor(k, "k", None, self.head_dim)
-        return (
-            self.rotate_one(q, offset, positions=positions, seq_axis=seq_axis),
-            self.rotate_one(k, offset, positions=positions, seq_axis=seq_axis),
-        )
+        check_module_input(x, "x", None, self.head_dim)
+        return self._rotate_sequence(x, offset, positions, seq_axis)
 
     def extra_repr(self) -> str:
         return (
@@ -1055,9 +860,7 @@ def alibi_slopes(n_heads: int) -> list[float]:
     >>> alibi_slopes(4)
     [0.25, 0.0625, 0.015625, 0.00390625]
     """
-    n = check_count(n_heads, "n_heads", 1)
-    if n > MAX_HEADS:
-        raise ValueError(f"n_heads must be an integer in 1 … {MAX_HEADS}, got {n}")
+    n = check_n_heads(n_heads, MAX_HEADS)
 
     def power_of_two(count: int) -> list[float]:
         return [2.0 ** (-8.0 * h / count) for h in range(1, count + 1)]
@@ -1082,13 +885,9 @@ class ALiBi(PositionScheme):
 
     def __init__(self, n_heads: int, *, device=None):
         super().__init__()
-        self.n_heads = check_count(n_heads, "n_heads", 1)
-        if self.n_heads > MAX_HEADS:
-            raise ValueError(
-                f"n_heads must be an integer in 1 … {MAX_HEADS}, got {n_heads}"
-            )
+        self.n_heads = check_n_heads(n_heads, MAX_HEADS)
         self.register_buffer(
-            "slopes", self._compute(_resolve_device(device)), persistent=False
+            "slopes", self._compute(check_device(device)), persistent=False
         )
 
     def _compute(self, device: torch.device) -> Tensor:
@@ -1110,28 +909,7 @@ class ALiBi(PositionScheme):
         self.reset_parameters()
         return result
 
-    def bias(
-        self,
-        q_len: int,
-        k_len: int,
-        offset: int = 0,
-        *,
-        positions: Tensor | None = None,
-        causal: bool = True,
-        device=None,
-        dtype=None,
-    ) -> Tensor:
-        """Bias (heads, q_len, k_len); queries sit at ``offset + t``, keys at ``0 … k_len-1``.
-
-        With ``positions`` (shape (k_len,) or (batch, k_len)) the keys sit at ``positions`` and
-        the queries at its last ``q_len`` entries; the bias is then (batch, heads, q_len, k_len)
-        for 2-D positions.
-        """
-        q_len = _check_length(q_len, "q_len", 1)
-        k_len = _check_length(k_len, "k_len", 1)
-        offset = _check_offset(offset)
-        causal = check_bool(causal, "causal")
-        dtype = _resolve_dtype(dtype)
+    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
         if isinstance(q_len, int) and isinstance(k_len, int):
             # the float64 distances (q_len x k_len), then the bias (heads x q_len x k_len)
             needed = q_len * k_len * (8 + self.n_heads * dtype.itemsize)
@@ -1141,7 +919,7 @@ class ALiBi(PositionScheme):
                     f"{(needed + 2**19) // 2**20} MiB, over the limit MAX_CACHE_BYTES = "
                     f"{MAX_CACHE_BYTES // 2**20} MiB; use shorter q_len or k_len"
                 )
-        device = self.slopes.device if device is None else _resolve_device(device)
+        device = self.slopes.device if device is None else device
         if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
             self.slopes = self._compute(
                 device if self.slopes.is_meta else self.slopes.device
@@ -1154,18 +932,6 @@ class ALiBi(PositionScheme):
             k_pos = torch.arange(k_len, device=device, dtype=torch.float64)
             distance = q_pos[:, None] - k_pos[None, :]
         else:
-            if offset:
-                raise ValueError("give offset or positions, not both")
-            batch = (
-                positions.shape[0]
-                if isinstance(positions, Tensor) and positions.ndim == 2
-                else None
-            )
-            positions = _check_positions(positions, k_len, batch)
-            if q_len > k_len:
-                raise ValueError(
-                    f"q_len must be <= k_len when positions are given, got {q_len} > {k_len}"
-                )
             k_pos = _to_float64(positions, device)
             q_pos = k_pos[..., k_len - q_len :]
             distance = q_pos[..., :, None] - k_pos[..., None, :]
@@ -1194,13 +960,12 @@ def make_scheme(
     check_choice(name, "name", SCHEMES)
     dim = check_dim(dim)
     n_heads = check_count(n_heads, "n_heads", 1)
-    if dim % n_heads:
-        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+    check_divisible(dim, "dim", n_heads, "n_heads")
     if max_len is not None:
         max_len = check_count(max_len, "max_len", 1)
     if name in ("sinusoidal", "rotary"):
         width = dim if name == "sinusoidal" else dim // n_heads
-        _check_cache(
+        check_cache_size(
             max_len or 512,
             width,
             torch.get_default_dtype(),
@@ -1247,10 +1012,9 @@ class SelfAttention(nn.Module):
         super().__init__()
         self.dim = check_dim(dim)
         self.n_heads = check_count(n_heads, "n_heads", 1)
-        if self.dim % self.n_heads:
-            raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+        check_divisible(self.dim, "dim", self.n_heads, "n_heads")
         self.head_dim = self.dim // self.n_heads
-        _check_model_size(4 * self.dim * (self.dim + 1), "dim", self.dim)
+        check_model_size(4 * self.dim * (self.dim + 1), "dim", self.dim)
         if not isinstance(scheme, PositionScheme):
             raise TypeError(
                 f"scheme must be a PositionScheme, got {type(scheme).__name__}"
@@ -1279,9 +1043,9 @@ class SelfAttention(nn.Module):
         return_weights: bool = False,
     ):
         """``x`` (batch, length, dim) → (batch, length, dim) [, weights (batch, heads, L, L)]."""
-        _check_tensor(x, "x", (3,), self.dim)
-        _check_dtype(x, "x", self.qkv.weight.dtype)
-        offset = _check_offset(offset)
+        check_module_input(x, "x", (3,), self.dim)
+        check_module_dtype(x, "x", self.qkv.weight.dtype)
+        offset = check_offset(offset)
         return_weights = check_bool(return_weights, "return_weights")
         batch, length, _ = x.shape
         qkv = (
@@ -1329,7 +1093,7 @@ class Block(nn.Module):
         super().__init__()
         dim = check_dim(dim)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        _check_model_size(
+        check_model_size(
             2 * mlp_ratio * dim * (dim + 1), "mlp_ratio x dim", mlp_ratio * dim
         )
         self.attn = SelfAttention(dim, n_heads, scheme, causal=causal)
@@ -1343,8 +1107,8 @@ class Block(nn.Module):
     def forward(
         self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
     ) -> Tensor:
-        _check_tensor(x, "x", (3,), self.dim)
-        _check_dtype(x, "x", self.norm1.weight.dtype)
+        check_module_input(x, "x", (3,), self.dim)
+        check_module_dtype(x, "x", self.norm1.weight.dtype)
         x = x + self.attn(self.norm1(x), offset, positions=positions)
         return x + self.mlp(self.norm2(x))
 
@@ -1418,8 +1182,7 @@ class TinyTransformer(nn.Module):
         causal = check_bool(causal, "causal")
         if isinstance(scheme, str):
             check_choice(scheme, "scheme", SCHEMES)
-        if self.dim % self.n_heads:
-            raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+        check_divisible(self.dim, "dim", self.n_heads, "n_heads")
         count = _parameter_count(self.vocab_size, self.dim, self.n_layers, mlp_ratio)
         needed = count * torch.get_default_dtype().itemsize
         if needed > MAX_MODEL_BYTES:
@@ -1468,26 +1231,8 @@ class TinyTransformer(nn.Module):
 
         ``positions`` (shape (L,) or (batch, L)) gives each token's position instead.
         """
-        if not isinstance(tokens, Tensor):
-            raise TypeError(
-                f"tokens must be a torch.Tensor, got {type(tokens).__name__}"
-            )
-        if tokens.ndim != 2:
-            raise ValueError(
-                f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
-            )
-        if tokens.dtype not in (torch.int64, torch.int32):
-            raise TypeError(
-                f"tokens must be an integer tensor (int64 or int32), got {tokens.dtype}"
-            )
-        if not torch.compiler.is_compiling() and tokens.numel():
-            low, high = int(tokens.min()), int(tokens.max())
-            if low < 0 or high >= self.vocab_size:
-                raise ValueError(
-                    f"tokens must lie in 0 … {self.vocab_size - 1} (vocab_size = "
-                    f"{self.vocab_size}), got values {low} … {high}"
-                )
-        offset = _check_offset(offset)
+        check_token_tensor(tokens, self.vocab_size)
+        offset = check_offset(offset)
         x = self.scheme.embed(self.token_embedding(tokens), offset, positions=positions)
         for block in self.blocks:
             x = block(x, offset, positions=positions)

@@ -212,6 +212,15 @@ def _good_table():
         "nn.SelfAttention": {"scheme": nn.NoPositionalEncoding()},
         "nn.RotaryEmbedding.rotate_one": {"x": torch.zeros(4, 8)},
         "nn.RotaryEmbedding.rotate": {"q": torch.zeros(4, 8), "k": torch.zeros(4, 8)},
+        **{
+            f"nn.{scheme}.rotate": {"q": torch.zeros(4, 8), "k": torch.zeros(4, 8)}
+            for scheme in (
+                "NoPositionalEncoding",
+                "LearnedPositionalEmbedding",
+                "SinusoidalPositionalEncoding",
+                "ALiBi",
+            )
+        },
         "nn.TinyTransformer.forward": {"tokens": tokens},
         "shift_invariance.rotary_scores": {
             "q": np.ones(8),
@@ -357,6 +366,15 @@ def _public_modules():
     return [(n, importlib.import_module(f"posenc_lib.{n}")) for n in names]
 
 
+def _own_methods(cls) -> dict:
+    """The members ``cls`` defines or inherits from posenc_lib classes (not torch's)."""
+    members: dict = {}
+    for klass in reversed(cls.__mro__):
+        if klass.__module__.startswith("posenc_lib."):
+            members.update(vars(klass))
+    return members
+
+
 def _targets():
     """(qualified name, callable, instance factory or None, method name or None)."""
     targets = []
@@ -371,7 +389,7 @@ def _targets():
             if inspect.isclass(obj):
                 if qual not in RESULT_TYPES:
                     targets.append((qual, obj, None, None))
-                for attr, member in vars(obj).items():
+                for attr, member in _own_methods(obj).items():
                     if attr.startswith("_") or attr in {
                         "extra_repr",
                         "reset_parameters",
