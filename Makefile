@@ -142,9 +142,9 @@ CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: check-html test-browser check-colab check-oldest
 
-check-html: book  ## open every page of _build/html in headless Chromium at 390 and 1400 px, light and dark (screenshots: _build/screenshots)
+check-html: book  ## open every page of _build/html in headless Chromium at 390 and 1400 px, light and dark (screenshots: _build/screenshots); the book, the checker's fixtures and the Colab render run in 2 workers
 	CHROMIUM=$(CHROMIUM) BOOK_HTML_DIR=_build/html SCREENSHOTS_DIR=_build/screenshots \
-		$(BIN)/pytest -q -p no:cacheprovider tests/browser
+		$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile tests/browser
 
 test-browser:  ## check-html where Chromium is installed; otherwise say clearly that it was skipped
 	@if [ -x "$(CHROMIUM)" ]; then $(MAKE) --no-print-directory check-html; \
