@@ -734,6 +734,13 @@ def _parser() -> argparse.ArgumentParser:
         "--sinusoidal-bases", nargs="+", type=float, default=[1e2, 1e3, 1e4, 1e5]
     )
     p.add_argument("--rotary-bases", nargs="+", type=float, default=[1e4])
+    p.add_argument(
+        "--index-rotary-bases",
+        nargs="+",
+        type=float,
+        default=None,
+        help="bases of the rotary models on the index task (default: --rotary-bases)",
+    )
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     p.add_argument(
         "--offset-k", type=int, default=1, help="k of the offset task (copy x[t-k])"
@@ -821,6 +828,7 @@ def _configs_from_args(
     for option, values, extra in [
         ("sinusoidal_bases", args.sinusoidal_bases, {"scheme": "sinusoidal"}),
         ("rotary_bases", args.rotary_bases, {"scheme": "rotary"}),
+        ("index_rotary_bases", args.index_rotary_bases or [], {"scheme": "rotary"}),
     ]:
         for value in values:
             try:
@@ -856,15 +864,25 @@ def _configs_from_args(
             eval_sequences=args.eval_sequences,
             device=device,
         )
-        configs = expand_grid(
-            base,
-            tasks=args.tasks,
-            schemes=args.schemes,
-            sinusoidal_bases=args.sinusoidal_bases,
-            rotary_bases=args.rotary_bases,
-            seeds=args.seeds,
-            k={"offset": args.offset_k, "index": args.index_k},
-        )
+        # one task at a time, in the order of --tasks (expand_grid's order): the rotary
+        # bases may differ between the tasks
+        rotary_bases = {
+            "offset": args.rotary_bases,
+            "index": args.index_rotary_bases or args.rotary_bases,
+        }
+        configs = [
+            config
+            for task in args.tasks
+            for config in expand_grid(
+                base,
+                tasks=[task],
+                schemes=args.schemes,
+                sinusoidal_bases=args.sinusoidal_bases,
+                rotary_bases=rotary_bases[task],
+                seeds=args.seeds,
+                k={"offset": args.offset_k, "index": args.index_k},
+            )
+        ]
     except (TypeError, ValueError) as exc:
         parser.error(f"these options do not go together: {exc}")
     # The model of each (scheme, base), built once on the device: its own checks (dim divisible
