@@ -27,9 +27,11 @@ Run a configuration from the command line (``--help`` lists the options)::
 
 It uses a GPU when one is present (``--device auto``) and writes a JSON file with the command,
 the git commit, the hardware, the configuration, every run and a mean/spread summary. Chapter 7
-displays such a file, ``posenc_lib/data/experiments_cli.json`` (shipped with the package, so that
-the chapter can show it wherever the library is installed); the command that produced it is
-recorded in the file.
+reads two such files, shipped with the package so that the chapter can read them wherever the
+library is installed: ``posenc_lib/data/experiments_grid.json`` (its 57-run grid; the chapter
+retrains a few of the runs and checks that they reproduce the file) and
+``posenc_lib/data/experiments_cli.json`` (a larger configuration). The command that produced
+each is recorded in the file.
 """
 
 from __future__ import annotations
