@@ -27,9 +27,11 @@ Run a configuration from the command line (``--help`` lists the options)::
 
 It uses a GPU when one is present (``--device auto``) and writes a JSON file with the command,
 the git commit, the hardware, the configuration, every run and a mean/spread summary. Chapter 7
-displays such a file, ``posenc_lib/data/experiments_cli.json`` (shipped with the package, so that
-the chapter can show it wherever the library is installed); the command that produced it is
-recorded in the file.
+reads two such files, shipped with the package so that the chapter can read them wherever the
+library is installed: ``posenc_lib/data/experiments_grid.json`` (its 57-run grid; the chapter
+retrains a few of the runs and checks that they reproduce the file) and
+``posenc_lib/data/experiments_cli.json`` (a larger configuration). The command that produced
+each is recorded in the file.
 """
 
 from __future__ import annotations
@@ -734,6 +736,13 @@ def _parser() -> argparse.ArgumentParser:
         "--sinusoidal-bases", nargs="+", type=float, default=[1e2, 1e3, 1e4, 1e5]
     )
     p.add_argument("--rotary-bases", nargs="+", type=float, default=[1e4])
+    p.add_argument(
+        "--index-rotary-bases",
+        nargs="+",
+        type=float,
+        default=None,
+        help="bases of the rotary models on the index task (default: --rotary-bases)",
+    )
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     p.add_argument(
         "--offset-k", type=int, default=1, help="k of the offset task (copy x[t-k])"
@@ -821,6 +830,7 @@ def _configs_from_args(
     for option, values, extra in [
         ("sinusoidal_bases", args.sinusoidal_bases, {"scheme": "sinusoidal"}),
         ("rotary_bases", args.rotary_bases, {"scheme": "rotary"}),
+        ("index_rotary_bases", args.index_rotary_bases or [], {"scheme": "rotary"}),
     ]:
         for value in values:
             try:
@@ -856,15 +866,25 @@ def _configs_from_args(
             eval_sequences=args.eval_sequences,
             device=device,
         )
-        configs = expand_grid(
-            base,
-            tasks=args.tasks,
-            schemes=args.schemes,
-            sinusoidal_bases=args.sinusoidal_bases,
-            rotary_bases=args.rotary_bases,
-            seeds=args.seeds,
-            k={"offset": args.offset_k, "index": args.index_k},
-        )
+        # one task at a time, in the order of --tasks (expand_grid's order): the rotary
+        # bases may differ between the tasks
+        rotary_bases = {
+            "offset": args.rotary_bases,
+            "index": args.index_rotary_bases or args.rotary_bases,
+        }
+        configs = [
+            config
+            for task in args.tasks
+            for config in expand_grid(
+                base,
+                tasks=[task],
+                schemes=args.schemes,
+                sinusoidal_bases=args.sinusoidal_bases,
+                rotary_bases=rotary_bases[task],
+                seeds=args.seeds,
+                k={"offset": args.offset_k, "index": args.index_k},
+            )
+        ]
     except (TypeError, ValueError) as exc:
         parser.error(f"these options do not go together: {exc}")
     # The model of each (scheme, base), built once on the device: its own checks (dim divisible

@@ -324,3 +324,53 @@ def test_command_line_bad_arguments(tmp_path, capsys, deterministic, restore_thr
             ex.main([*argv, "--out", str(tmp_path / "x.json")])
         assert exit_info.value.code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def _chapter_grid() -> list[ex.Config]:
+    """Chapter 7's grid, written as the chapter writes it."""
+    configs = ex.expand_grid(
+        ex.Config(test_multiples=(1, 1.5, 2, 3, 4)),
+        sinusoidal_bases=(1e2, 1e3, 1e4, 1e5),
+        rotary_bases=(1e2, 1e3, 1e4, 1e5),
+        seeds=(0, 1, 2),
+        k={"offset": 1, "index": 2},
+    )
+    return [
+        c
+        for c in configs
+        if not (c.task == "index" and c.scheme == "rotary" and c.base != 1e4)
+    ]
+
+
+def test_index_rotary_bases_option_gives_the_chapter_grid():
+    parser = ex._parser()
+    args = parser.parse_args(
+        "--rotary-bases 100 1000 10000 100000 --index-rotary-bases 10000 "
+        "--test-multiples 1 1.5 2 3 4 --device cpu".split()
+    )
+    assert ex._configs_from_args(parser, args) == _chapter_grid()
+    # without the option both tasks get --rotary-bases
+    args = parser.parse_args("--rotary-bases 100 1000 --device cpu".split())
+    configs = ex._configs_from_args(parser, args)
+    for task in ex.TASKS:
+        bases = {c.base for c in configs if c.scheme == "rotary" and c.task == task}
+        assert bases == {100.0, 1000.0}, task
+
+
+def test_shipped_grid_file_holds_the_chapter_grid():
+    from importlib.resources import files
+
+    data = json.loads(
+        (files("posenc_lib") / "data" / "experiments_grid.json").read_text("utf-8")
+    )
+    assert data["command"].startswith("python -m posenc_lib.experiments ")
+    assert "--index-rotary-bases 10000" in data["command"]
+    assert data["hardware"]["torch_threads"] == 1 and data["commit"]
+    runs = data["runs"]
+    assert [ex.Config(**r["config"]) for r in runs] == _chapter_grid()
+    assert len(runs) == 57
+    for run in runs:
+        assert list(run["accuracy"]) == ["16", "24", "32", "48", "64"]
+        assert all(0.0 <= a <= 1.0 for a in run["accuracy"].values())
+        assert len(run["per_position"]) == 64 and run["per_position"][0] is None
+    assert len(data["summary"]) == 19
