@@ -1,14 +1,22 @@
-r"""Error bounds of sinusoid tables built by angle addition (chapter 8), proved given the
-accuracy of numpy's ``exp``/``log`` (the frequencies) and ``sin``/``cos`` (a few units in the
-last place), to first order in the unit roundoff.
+r"""Error bounds of sinusoid tables built by angle addition (chapter 8), proved given two
+assumed accuracies of numpy: its float64 frequencies are within :math:`c_\theta\,\varepsilon` of
+:math:`\theta_i = b^{-2i/d}` with :math:`c_\theta \le 2` (``exp``/``log``), and its float64
+sine and cosine are within :math:`c_s\,\varepsilon` of the exact values with :math:`c_s \le 3`.
+Chapter 8 derives the bounds from these two constants and measures both.
 
-Let :math:`M` bound the positions, :math:`|m| \le M`, and :math:`\varepsilon = 2^{-52}`.
+Let :math:`0 \le m \le M` be the positions and :math:`\varepsilon = 2^{-52}`.
 
-* float64 tables: every entry is within :math:`2.5\,\varepsilon M + 16\,\varepsilon` of the
-  exact value with :math:`\theta_i = b^{-2i/d}` exact (:func:`float64_bound`). The first term is
-  the floor of any method that forms the angle :math:`m\theta_i` as a float64 number: rounding
-  it (and :math:`\theta_i` itself) to float64 moves it by about :math:`m\theta_i\varepsilon`
-  (a correctly rounded table, from extended-precision angles, escapes it at a higher cost).
+* float64 tables: every entry is within :math:`2.5\,\varepsilon M + 16\,\varepsilon +
+  (2.5\,\varepsilon M)^2` of the exact value (:func:`float64_bound`). The first term is the
+  floor of any method that forms the angle :math:`m\theta_i` as a float64 number: each of the
+  (up to three) angle pieces :math:`x\theta_i` is formed as :math:`\mathrm{fl}(x\hat\theta_i)`,
+  within :math:`(c_\theta + \tfrac12)\,\varepsilon\,|x|` of :math:`x\theta_i`, and the pieces
+  sum to :math:`m`. The first-order constant term is :math:`(1 + \sqrt2 + 3\sqrt2\,c_s)
+  \,\varepsilon = (1 + 10\sqrt2)\,\varepsilon \approx 15.1\,\varepsilon` (three sine/cosine
+  pairs, two float64 complex products), rounded up to :math:`16\,\varepsilon`; the quadratic
+  term covers every higher-order term (chapter 8 checks it against the full expression). A
+  correctly rounded table, from extended-precision angles, escapes the floor at a higher cost.
+  For a progression crossing zero, read :math:`M` as :math:`|s| + |t|\,(L - 1)`.
 * float32 tables: the combination is done in float32 on float32-rounded factors and clipped to
   :math:`[-1, 1]` (numpy may fuse one product into the sum, which removes a rounding and keeps
   the bound); the error is at most :data:`FLOAT32_COMBINE_BOUND`
@@ -35,12 +43,16 @@ FLOAT32_COMBINE_BOUND = (3.0 + 2.0 * math.sqrt(2.0)) * 2.0**-25
 
 
 def float64_bound(max_position: float) -> float:
-    r"""Error bound :math:`2.5\varepsilon M + 16\varepsilon` of float64 tables, :math:`|m| \le M`.
+    r"""The error bound :math:`2.5\varepsilon M + 16\varepsilon + (2.5\varepsilon M)^2`, float64.
 
-    :math:`\varepsilon = 2^{-52}` is the float64 machine epsilon. The first term is the angle
-    floor (rounding :math:`\theta_i` and :math:`m\theta_i` to float64, about
-    :math:`m\theta_i\varepsilon` in total, with :math:`\theta_i \le 1`); the second covers the
-    evaluation of sine and cosine and the two angle-addition steps.
+    For positions :math:`0 \le m \le M` (or :math:`|m| \le M` for the direct method);
+    :math:`\varepsilon = 2^{-52}` is the float64 machine epsilon. Proved (chapter 8) given that
+    numpy's float64 frequencies are within :math:`2\varepsilon` of :math:`\theta_i` and its
+    float64 sine and cosine within :math:`3\varepsilon` of the exact values. The first term is
+    the angle floor (each angle piece :math:`x\theta_i` formed in float64 is off by at most
+    :math:`2.5\,\varepsilon|x|`, and the pieces sum to :math:`m`); :math:`16\varepsilon` bounds
+    the first-order error :math:`(1 + 10\sqrt2)\,\varepsilon` of the sines and cosines and of
+    the two float64 angle-addition steps; the quadratic term covers the higher-order terms.
 
     Parameters
     ----------
@@ -60,7 +72,8 @@ def float64_bound(max_position: float) -> float:
     """
     reach = abs(check_real(max_position, "max_position"))
     eps = float(np.finfo(np.float64).eps)
-    return 2.5 * eps * reach + 16.0 * eps
+    floor = 2.5 * eps * reach
+    return floor + 16.0 * eps + floor * floor
 
 
 def error_bound(max_position: float, *, dtype: DTypeLike = np.float64) -> float:
@@ -69,9 +82,9 @@ def error_bound(max_position: float, *, dtype: DTypeLike = np.float64) -> float:
     float64 (and wider): :func:`float64_bound`. float32: :data:`FLOAT32_COMBINE_BOUND` plus three
     times :func:`float64_bound` (the float64 factors' errors pass through the float32 step).
     :data:`FLOAT32_COMBINE_BOUND` is the float32 step's bound to first order in :math:`2^{-24}`;
-    the neglected second-order term is at most :math:`2 \cdot 2^{-50}`. The float64 part is
-    proved given the accuracy of numpy's float64 frequencies (within a few :math:`\varepsilon`)
-    and of its sine and cosine (a few units in the last place).
+    its second-order term, at most :math:`2 \cdot 2^{-50} = 8\varepsilon`, and the float64
+    inputs' error are covered by the three float64 bounds. The float64 part is proved given
+    the accuracies stated in :func:`float64_bound`.
     float16: the float32 bound plus half a float16 unit in the last place below 1,
     :math:`2^{-12}`.
 

@@ -124,3 +124,17 @@ def test_error_bound_values():
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_float64_bound_covers_the_full_propagation():
+    """Chapter 8's E = (1+a_c)(1+a_q)(1+a_r)(1+sqrt2 g)(1+g) - 1, worst split, c_a=2.5, c_s=3."""
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(50):
+        eps = mpmath.mpf(2) ** -52
+        gamma = eps / (1 - eps)
+        for reach in (0, 1, 10**3, 10**7, 10**12, 2**40, 2**52):
+            a = mpmath.mpf(5) / 2 * eps * reach / 3 + mpmath.sqrt(2) * 3 * eps
+            full = (1 + a) ** 3 * (1 + mpmath.sqrt(2) * gamma) * (1 + gamma) - 1
+            assert full <= float64_bound(reach), reach
+            linear = mpmath.mpf(5) / 2 * eps * reach + 16 * eps
+            assert (full > linear) == (reach >= 10**12)  # the quadratic term is needed
