@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ._validation import check_float_dtype, check_real
+from ._validation import MAX_POSITION, check_float_dtype, check_real
 
 __all__ = ["FLOAT32_COMBINE_BOUND", "error_bound", "float64_bound"]
 
@@ -57,7 +57,8 @@ def float64_bound(max_position: float) -> float:
     Parameters
     ----------
     max_position : float
-        :math:`M`, a finite real number (its absolute value is used).
+        :math:`M`, a real number with :math:`|M| \le 2^{52}` (positions exact in float64; its
+        absolute value is used).
 
     Returns
     -------
@@ -70,7 +71,14 @@ def float64_bound(max_position: float) -> float:
     >>> f"{float64_bound(1e6):.2e}"
     '5.55e-10'
     """
-    reach = abs(check_real(max_position, "max_position"))
+    reach = abs(
+        check_real(
+            max_position,
+            "max_position",
+            above=-MAX_POSITION - 1,
+            below=MAX_POSITION + 1,
+        )
+    )
     eps = float(np.finfo(np.float64).eps)
     floor = 2.5 * eps * reach
     return floor + 16.0 * eps + floor * floor

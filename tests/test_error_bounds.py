@@ -138,3 +138,12 @@ def test_float64_bound_covers_the_full_propagation():
             assert full <= float64_bound(reach), reach
             linear = mpmath.mpf(5) / 2 * eps * reach + 16 * eps
             assert (full > linear) == (reach >= 10**12)  # the quadratic term is needed
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_bounds_refuse_positions_beyond_float64_exactness(dtype) -> None:
+    """|M| <= 2**52 is accepted (finite bound); beyond, a ValueError, never inf."""
+    assert math.isfinite(error_bound(-(2**52), dtype=dtype))
+    for reach in (2**52 + 2, 1e308):
+        with pytest.raises(ValueError, match="max_position"):
+            error_bound(reach, dtype=dtype)
