@@ -142,7 +142,7 @@ def test_chapters_1_and_2_fixes_of_the_second_referee() -> None:
     ch1, ch2 = prose(PAGES["chapter 1"]), prose(PAGES["chapter 2"])
     assert "checks both in the Hugging Face implementations" not in ch1
     assert "not the released weights" in ch1
-    assert "any base $b > 1$" not in ch2
-    assert "any base $b > 0$" in ch2
+    # the uniqueness theorem holds for every base b > 0 (the shared-frequency claim needs b > 1)
+    assert "For any even $d \\ge 2$ and any base $b > 0$, distinct integers" in ch2
     assert "(defined for $d \\ge 4$)" in ch2
     assert "\\gcd(r, r-1) = 1" in ch2
