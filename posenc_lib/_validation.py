@@ -63,7 +63,6 @@ __all__ = [
     "check_offset_positions",
     "check_position_tensor",
     "check_positions",
-    "check_positive_real",
     "check_real",
     "check_real_array",
     "check_rng",
@@ -870,15 +869,6 @@ def check_token_tensor(tokens: object, vocab_size: int) -> Any:
     why = f"vocab_size = {vocab_size}"
     check_index_tensor(tokens, "tokens", vocab_size, why, given="values ")
     return tokens
-
-
-def check_positive_real(value: object, name: str) -> float:
-    """``value`` as a float if it is a real number > 0 and finite, else raise."""
-    if not _is_real(value):
-        raise TypeError(_message(name, "a positive finite real", repr(value)))
-    if check_real(value, name) <= 0:
-        raise ValueError(_message(name, "a positive finite real", describe(value)))
-    return float(value)  # type: ignore[arg-type]
 
 
 def check_rotary_dim(rotary_dim: object, head_dim: int) -> int:

@@ -71,7 +71,7 @@ from ._validation import (
     check_n_heads,
     check_offset,
     check_offset_positions,
-    check_positive_real,
+    check_real,
     check_rotary_dim,
     check_seq_axis,
     check_token_tensor,
@@ -743,8 +743,8 @@ class RotaryEmbedding(_CachedTables):
         self.base = check_base(base)
         self.pairing = check_choice(pairing, "pairing", PAIRINGS)
         self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
-        self.interpolation_factor = check_positive_real(
-            interpolation_factor, "interpolation_factor"
+        self.interpolation_factor = check_real(
+            interpolation_factor, "interpolation_factor", above=0.0
         )
         initial_length = check_count(initial_length, "initial_length", 1)
         dtype = check_torch_dtype(dtype)
