@@ -13,11 +13,13 @@ changed:
   jupytext's ``lines_to_next_cell``, ``execution`` timings, ``collapsed`` or ``scrolled`` goes;
 * notebook metadata keeps only ``kernelspec`` and ``language_info``, the latter without the
   Python patch version that differs from machine to machine;
+* check cells (first line ``#@title ✓ verdict``) get their tags and fold text from that
+  line (``scripts/lesson.py``);
 * consecutive outputs of one stream (``stdout``, ``stderr``) are merged into one, as Jupyter
   shows them (the kernel splits them at arbitrary points, differently from run to run; nbval
   compares them merged).
 
-``--normalize-only`` applies the last three without executing (execution counts are left as
+``--normalize-only`` applies the last four without executing (execution counts are left as
 they are: only a run in order can renumber them). ``tests/test_notebook_hygiene.py`` checks
 every notebook for exactly these properties.
 """
@@ -31,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lesson import mark_check_cells  # noqa: E402
 
 TIMEOUT_PER_CELL_S = 600
 
@@ -65,7 +70,8 @@ def _text(text: str | list[str]) -> str:
 
 
 def normalize(notebook: Any) -> Any:
-    """Strip tool metadata and merge streams, in place; return the notebook."""
+    """Strip tool metadata, merge streams and fold check cells, in place; return it."""
+    mark_check_cells(notebook)
     for cell in notebook.cells:
         for key in [k for k in cell.metadata if k not in CELL_METADATA]:
             del cell.metadata[key]

@@ -20,7 +20,9 @@ myst-parser itself uses) and writes the same content with CommonMark and MathJax
   "**Fig. 5.2.** caption";
 - cell 1, the install cell, is replaced by the Colab install cell (``install_cell``): visible,
   pinned to ``colab.ref`` in ``_config.yml``. Other cells tagged ``remove-cell`` or
-  ``remove-input`` keep their code: in Colab a learner needs everything that runs.
+  ``remove-input`` keep their code: in Colab a learner needs everything that runs;
+- a check cell (tag ``check``, first line ``#@title ✓ verdict``, see ``scripts/lesson.py``)
+  -> a form cell (``cellView: form``): Colab shows the verdict and collapses the code.
 
 Outputs are cleared (see README, "Colab edition"). Numbers are the book's: ``Book`` numbers
 equations, figures, exercises and each kind of theorem per chapter in the order Sphinx does
@@ -582,7 +584,10 @@ def colab_notebook(path: Path, book: Book) -> nbformat.NotebookNode:
         cell = copy.deepcopy(cell)
         tags = [t for t in cell.metadata.get("tags", []) if t not in DROPPED_TAGS]
         figure = cell.metadata.get("mystnb", {}).get("figure")
+        check = "check" in tags
         cell.metadata = {"tags": tags} if tags else {}
+        if check:  # a check cell: Colab shows its #@title verdict, code collapsed
+            cell.metadata["cellView"] = "form"
         if cell.cell_type == "code":
             if index == 0:
                 if 'find_spec("posenc_lib")' not in cell.source:
