@@ -8,6 +8,7 @@ longer than the budget, and one whose check is open, must be rejected (the contr
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from pathlib import Path
@@ -40,7 +41,9 @@ _MEASURE_JS = """
 """
 
 
-def measure(chromium: str, url: str) -> dict:
+@contextlib.contextmanager
+def phone_page(chromium: str):
+    """A page of headless Chromium at 390 x 844 px."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -48,12 +51,16 @@ def measure(chromium: str, url: str) -> dict:
             executable_path=chromium, headless=True, args=html_checker.CHROMIUM_ARGS
         )
         try:
-            page = browser.new_page(viewport=PHONE, device_scale_factor=1)
-            page.goto(url, wait_until="load")
-            page.evaluate(html_checker._SETTLE_JS, 30_000)
-            return page.evaluate(_MEASURE_JS)
+            yield browser.new_page(viewport=PHONE, device_scale_factor=1)
         finally:
             browser.close()
+
+
+def measure(page, url: str) -> dict:  # type: ignore[no-untyped-def]
+    """The main line's height and the check folds of the page at ``url``."""
+    page.goto(url, wait_until="load")
+    page.evaluate(html_checker._SETTLE_JS, 30_000)
+    return page.evaluate(_MEASURE_JS)
 
 
 def screen_problems(
@@ -79,18 +86,20 @@ def _rewritten(page: str) -> bool:
 
 @pytest.fixture(scope="module")
 def served(chromium: str):
+    """(phone page, base URL of the built book)."""
     html_dir = _html_dir()
     if not (html_dir / "index.html").is_file():
         pytest.skip(f"no built book at {html_dir}: run `make book` first")
-    with html_checker.serve(html_dir) as base:
-        yield base
+    with html_checker.serve(html_dir) as base, phone_page(chromium) as page:
+        yield page, base
 
 
 @pytest.mark.parametrize("page", _chapters())
-def test_main_line_fits_35_phone_screens(chromium: str, served: str, page: str) -> None:
+def test_main_line_fits_35_phone_screens(served: tuple, page: str) -> None:
     if not _rewritten(page):
         pytest.skip("lesson-first rewrite pending (issue 21)")
-    measured = measure(chromium, served + page)
+    browser_page, base = served
+    measured = measure(browser_page, base + page)
     assert screen_problems(measured, page) == []
     checks = [f for f in measured["folds"] if f["summary"].startswith("✓")]
     assert checks, f"{page}: no check fold shows a ✓ verdict"
@@ -104,8 +113,8 @@ def test_controls(chromium: str, tmp_path: Path) -> None:
         "<section id='going-further'><div style='height:90000px'>y</div></section>"
         "</article></body></html>"
     )
-    with html_checker.serve(tmp_path) as base:
-        measured = measure(chromium, base + "tall.html")
+    with html_checker.serve(tmp_path) as base, phone_page(chromium) as page:
+        measured = measure(page, base + "tall.html")
     problems = screen_problems(measured, "tall")
     assert any("phone screens" in p for p in problems), problems
     assert any("open on arrival" in p for p in problems), problems
