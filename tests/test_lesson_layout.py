@@ -37,7 +37,6 @@ NOT_YET_REWRITTEN = {
     "06_hessian.ipynb",
     "07_experiments.ipynb",
     "08_engineering.ipynb",
-    "90_claims_checked.ipynb",
 }
 
 
