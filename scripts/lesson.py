@@ -36,8 +36,8 @@ import nbformat
 
 #: ``#@title ✓ verdict``: the first line of every check cell.
 CHECK_TITLE = re.compile(r"^#@title ✓ (?P<verdict>\S.*\S)\s*$")
-#: A verdict is one line of a phone screen's fold (about 100 characters).
-MAX_VERDICT = 110
+#: A verdict fits the 88-column code limit with its "#@title ✓ " prefix.
+MAX_VERDICT = 78
 CHECK_TAGS = ("check", "hide-cell")
 #: Cells the book does not show on the main line.
 FOLDED_TAGS = {"check", "remove-cell", "remove-input", "hide-cell", "hide-input"}
