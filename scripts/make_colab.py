@@ -21,7 +21,7 @@ myst-parser itself uses) and writes the same content with CommonMark and MathJax
 - cell 1, the install cell, is replaced by the Colab install cell (``install_cell``): visible,
   pinned to ``colab.ref`` in ``_config.yml``. Other cells tagged ``remove-cell`` or
   ``remove-input`` keep their code: in Colab a learner needs everything that runs;
-- a check cell (tag ``check``, first line ``#@title ✓ verdict``, see ``scripts/lesson.py``)
+- a check cell (tag ``check``, first line ``# @title ✓ verdict``, see ``scripts/lesson.py``)
   -> a form cell (``cellView: form``): Colab shows the verdict and collapses the code.
 
 Outputs are cleared (see README, "Colab edition"). Numbers are the book's: ``Book`` numbers
@@ -586,7 +586,7 @@ def colab_notebook(path: Path, book: Book) -> nbformat.NotebookNode:
         figure = cell.metadata.get("mystnb", {}).get("figure")
         check = "check" in tags
         cell.metadata = {"tags": tags} if tags else {}
-        if check:  # a check cell: Colab shows its #@title verdict, code collapsed
+        if check:  # a check cell: Colab shows its # @title verdict, code collapsed
             cell.metadata["cellView"] = "form"
         if cell.cell_type == "code":
             if index == 0:

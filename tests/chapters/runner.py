@@ -30,7 +30,7 @@ import nbformat
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
-_TITLE = re.compile(r"^#@title ✓ (.*)$")
+_TITLE = re.compile(r"^# ?@title ✓ (.*)$")
 
 
 class CheckFailed(AssertionError):
