@@ -35,8 +35,6 @@ NOT_YET_REWRITTEN = {
     "02_sinusoidal_encoding.ipynb",
     "05_long_range_decay.ipynb",
     "06_hessian.ipynb",
-    "07_experiments.ipynb",
-    "08_engineering.ipynb",
     "90_claims_checked.ipynb",
 }
 
