@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.chapters.runner import expect_check_fails
 
-CHAPTER = "02_sinusoidal_encoding"
-
-
-def test_a_transposed_shift_block_is_caught_by_the_symbolic_check() -> None:
+SLIPS = {
     # R(+k theta) in place of R(-k theta) on (sin, cos) pairs: the slip the chapter warns of
-    expect_check_fails(
-        CHAPTER,
-        check="SymPy: block residuals zero",
-        old="return sp.Matrix([[c, s], [-s, c]])",
-        new="return sp.Matrix([[c, -s], [s, c]])",
-    )
-
-
-def test_the_cosine_half_with_the_sines_left_in_is_caught() -> None:
+    "transposed block": (
+        "SymPy: block residuals zero",
+        "return sp.Matrix([[c, s], [-s, c]])",
+        "return sp.Matrix([[c, -s], [s, c]])",
+    ),
     # "cos only" built from the whole table: the check that each half alone fails must fail
-    expect_check_fails(
-        CHAPTER,
-        check="halves alone",
-        old='"cos only": full[:, 1::2]',
-        new='"cos only": full',
-    )
+    "sines left in": (
+        "halves alone",
+        '"cos only": full[:, 1::2]',
+        '"cos only": full',
+    ),
+}
+
+
+@pytest.mark.parametrize("slip", SLIPS)
+def test_a_planted_slip_is_caught(slip: str) -> None:
+    check, old, new = SLIPS[slip]
+    expect_check_fails("02_sinusoidal_encoding", check=check, old=old, new=new)
