@@ -35,7 +35,6 @@ NOT_YET_REWRITTEN = {
     "02_sinusoidal_encoding.ipynb",
     "03_taylor_expansion.ipynb",
     "04_complex_derivation.ipynb",
-    "05_long_range_decay.ipynb",
     "06_hessian.ipynb",
     "07_experiments.ipynb",
     "08_engineering.ipynb",
