@@ -135,3 +135,37 @@ def test_search_excerpts_show_no_raw_tex(chromium: str, html_dir: Path) -> None:
     # ... where Sphinx's own excerpts of the same pages would show TeX: the check can fail.
     originals = [_sphinx_excerpt(r["original"] or "", "rotation") for r in results]
     assert any(html_checker.RAW_LATEX.search(text) for text in originals)
+
+
+def _matches(excerpt: str, query: str) -> bool:
+    """Whether the excerpt holds the query: a word with the query's Porter stem (Sphinx's
+    English stemmer, here snowballstemmer's, not the page's JavaScript), or a Chinese term's
+    characters."""
+    import re
+
+    import snowballstemmer
+
+    if not query.isascii():
+        return query in excerpt
+    stemmer = snowballstemmer.stemmer("porter")
+    stem = stemmer.stemWord(query.lower())
+    words = re.findall(r"\w+", excerpt.lower())
+    return any(stemmer.stemWord(word) == stem for word in words)
+
+
+@pytest.mark.parametrize("query", ["decay", "rotary", "study", "Hessian", "位置编码"])
+def test_search_excerpts_show_the_match(
+    chromium: str, html_dir: Path, query: str
+) -> None:
+    results = html_checker.search_book(html_dir, query, chromium=chromium)
+    assert results, f"no result for {query!r}"
+    missing = [r for r in results if not _matches(r["excerpt"] or "", query)]
+    assert not missing, missing
+    # Sphinx's own excerpt of the same pages, cut around the stemmed term it looks for, misses
+    # the match (the page's buttons show instead) for English words: the check can fail.
+    if query.isascii():
+        import snowballstemmer
+
+        stem = snowballstemmer.stemmer("porter").stemWord(query.lower())
+        originals = [_sphinx_excerpt(r["original"] or "", stem) for r in results]
+        assert any(not _matches(text, query) for text in originals), originals
