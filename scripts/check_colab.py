@@ -54,6 +54,9 @@ COLAB_PACKAGES = [
     "matplotlib",
     "sympy",
 ]  # newest releases, as Colab keeps them
+#: Colab's pip is recent; the venv module's own (pip 23 with Python 3.11) rejects a
+#: ``git+file:///`` requirement that pip 24 and later accept. The Makefile's pin.
+PIP = "pip==25.3"
 TORCH = "torch==2.13.0"  # the pinned CPU build (pip takes it from local disk here)
 RUNNER = [
     "ipykernel",
@@ -336,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         fe.say(f"working in {work}")
         python = fe.make_venv(work / "venv")
+        fe.pip_install(python, PIP)
         fe.pip_install(python, *COLAB_PACKAGES, TORCH, *fe.lock_pins(*RUNNER))
         colab = fe.freeze(python)
         fe.say(
@@ -356,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         if (
             len(said) != 2
             or not said[0].startswith("posenc_lib could not be installed: ERROR")
+            or "Invalid requirement" in said[0]  # pip must have understood the command
             or not said[1].startswith('Run: pip install "posenc-lib[book] @ git+')
         ):
             raise SystemExit(
