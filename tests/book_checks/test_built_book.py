@@ -57,12 +57,12 @@ def test_display_equations_break_lines_rather_than_scroll():
 
 def test_only_the_mathjax_the_pages_use_is_shipped():
     # Not the 70 MB of packages: the loaded components, TeX extensions its autoloader may
-    # fetch, and the one CommonHTML font (2.4 MB of woff2 and glyph ranges, each page fetching
-    # the few it shows).
+    # fetch, and the one CommonHTML font (4 MB of woff2 files and glyph ranges, each page
+    # fetching the few it shows).
     shipped = sum(
         p.stat().st_size for p in (HTML / "mathjax").rglob("*") if p.is_file()
     )
-    assert shipped < 4_000_000, shipped
+    assert shipped < 5_000_000, shipped
     assert not (HTML / "mathjax/tex-mml-chtml.js").exists()
     assert not (HTML / "mathjax/ui/menu.js").exists()
     assert not (HTML / "mathjax/fonts/mathjax-newcm-font/svg").exists()
@@ -87,7 +87,7 @@ _LABEL = re.compile(
     r"</span>(.*?)<span"
 )
 _CITATION = re.compile(
-    r'<a class="reference internal" href="[^"]*references\.html#(id\d+)"[^>]*>(.*?)</a>'
+    r'<a class="reference internal" href="[^"]*references\.html#(cite-[\w-]+)"[^>]*>(.*?)</a>'
 )
 
 
@@ -148,3 +148,17 @@ def test_each_chapter_links_to_its_colab_edition(notebook):
         f"https://colab.research.google.com/github/{repo}/blob/{branch}/colab/{notebook.name}"
     ]
     assert (ROOT / "colab" / notebook.name).is_file()
+
+
+def test_colab_citations_link_to_entries_of_the_reference_list():
+    # Each citation of a Colab edition opens its entry (#cite-key), not the top of the page.
+    ids = set(
+        re.findall(r'id="(cite-[\w-]+)"', (HTML / "book/references.html").read_text())
+    )
+    assert len(ids) >= 30, ids
+    linked = set()
+    for edition in sorted((ROOT / "colab").glob("*.ipynb")):
+        linked |= set(
+            re.findall(r"references\.html#(cite-[\w-]+)\)", edition.read_text())
+        )
+    assert linked and linked <= ids, sorted(linked - ids)
