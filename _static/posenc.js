@@ -161,6 +161,8 @@
     ".bd-header-article",
     ".prev-next-area",
     ".bd-footer-article",
+    ".bd-sidebar-secondary",
+    "nav",
     "button",
     ".dropdown-menu",
     ".math",
@@ -176,7 +178,7 @@
     const stemmer = typeof Stemmer !== "undefined" ? new Stemmer() : null;
     let at = -1;
     let length = 0;
-    for (const match of flat.matchAll(/[\p{L}\p{N}_]+/gu)) {
+    for (const match of flat.matchAll(/[\p{L}\p{N}]+/gu)) {
       const word = match[0].toLowerCase();
       if (terms.includes(word) || (stemmer && terms.includes(stemmer.stemWord(word)))) {
         at = match.index;

@@ -754,7 +754,9 @@ CHAPTER_LINKS = ".bd-docs-nav a[href]"
 CONTENTS_LINKS = "#pst-page-toc-nav a[href]"
 MENU_BUTTON = ".primary-toggle"
 CONTENTS_BUTTON = ".secondary-toggle"
-TAP_TIMEOUT_MS = 1500  # the theme's drawer and collapse transitions take up to 0.4 s
+#: The theme's drawer and collapse transitions take up to 0.4 s; on a loaded machine, a long
+#: chapter whose column changes width (MathJax 4 re-breaks its equations) takes seconds more.
+TAP_TIMEOUT_MS = 5000
 
 
 def _tap(page, selector: str) -> bool:  # type: ignore[no-untyped-def]
