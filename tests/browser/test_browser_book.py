@@ -72,6 +72,7 @@ def book_report(chromium: str, html_dir: Path) -> html_checker.Report:
     print(report.summary())
     for page, weight in sorted(report.weights.items()):
         print(f"first visit {weight / 1e6:5.2f} MB before figures: {page}")
+    print(html_checker.equation_table(report))
     return report
 
 
