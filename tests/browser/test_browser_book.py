@@ -183,15 +183,16 @@ def test_search_excerpts_show_the_match(
         r
         for r in results
         if not _matches(r["excerpt"] or "", query)
-        and (r["excerpt"] or not _matches(r["title"], query))
+        and (r["excerpt"] or query.lower() not in r["title"].lower())
     ]
     assert not missing, missing
     assert any(r["excerpt"] for r in results)
     # Sphinx's own excerpt of the same pages, cut around the stemmed term it looks for, misses
-    # the match (the page's buttons show instead) for English words: the check can fail.
-    if query.isascii():
-        import snowballstemmer
+    # the match (the page's buttons show instead) for a word whose stem is not itself
+    # ("decai"): the check can fail.
+    import snowballstemmer
 
-        stem = snowballstemmer.stemmer("porter").stemWord(query.lower())
+    stem = snowballstemmer.stemmer("porter").stemWord(query.lower())
+    if query.isascii() and stem != query.lower():
         originals = [_sphinx_excerpt(r["original"] or "", stem) for r in results]
         assert any(not _matches(text, query) for text in originals), originals
