@@ -36,7 +36,6 @@ NOT_YET_REWRITTEN = {
     "03_taylor_expansion.ipynb",
     "04_complex_derivation.ipynb",
     "05_long_range_decay.ipynb",
-    "06_hessian.ipynb",
     "07_experiments.ipynb",
     "08_engineering.ipynb",
     "90_claims_checked.ipynb",
