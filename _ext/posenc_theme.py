@@ -25,6 +25,7 @@ The assets themselves are slimmed at the end of the build by ``page_weight``.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,34 @@ def _outdated(app: Any, env: Any, added: set, changed: set, removed: set) -> lis
     return []
 
 
+_HEADING = re.compile(r"(<h[1-6][^>]*>)(.*?)(</h[1-6]>)", re.S)
+_CODE_WORD = re.compile(r'(<span class="pre">)([^<]+)(</span>)')
+
+
+def heading_breaks(body: str) -> str:
+    """Headings with a break opportunity after each ``.`` and ``_`` of their code
+    (``posenc_lib.<wbr>angle_<wbr>addition``): posenc.css keeps code in headings from breaking
+    anywhere else, so a narrow screen never splits a module name inside a word."""
+
+    def code(match: re.Match) -> str:
+        text = re.sub(r"([._])(?=[^._])", r"\1<wbr>", match.group(2))
+        return match.group(1) + text + match.group(3)
+
+    def heading(match: re.Match) -> str:
+        return match.group(1) + _CODE_WORD.sub(code, match.group(2)) + match.group(3)
+
+    return _HEADING.sub(heading, body)
+
+
+def _page_context(
+    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
+    if "body" in context:
+        context["body"] = heading_breaks(context["body"])
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.connect("config-inited", _configure)
+    app.connect("html-page-context", _page_context)
     app.connect("env-get-outdated", _outdated)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

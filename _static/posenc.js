@@ -7,8 +7,9 @@
       the theme's own behaviour: where the sidebar is a drawer (narrow screens), open it as the
       theme's modal dialog; where it sits beside the text (wide screens), collapse it.
    2. Scroll affordance: boxes that scroll sideways get classes that fade their hidden side.
-   3. Search excerpts: math is dropped from the text the excerpt is cut from (it would show as
-      raw TeX: the excerpt is plain text).
+   3. Search excerpts: the sentence holding the match (a word whose stem is a query term, or a
+      Chinese term's characters), cut from the text without its math (it would show as raw TeX:
+      the excerpt is plain text) and without the page's buttons.
 */
 (() => {
   "use strict";
@@ -147,20 +148,88 @@
     else window.addEventListener("load", markAll);
   });
 
-  // ---- 3. Search excerpts without raw TeX ------------------------------------------------------
+  // ---- 3. Search excerpts: the sentence with the match, without raw TeX or page buttons -------
+
+  // Sphinx's excerpt looks for the query's stems ("decai" for "decay") in the text, finds
+  // none and shows the page's first 240 characters: its buttons ("Colab", ".md"). Here the
+  // excerpt is the sentence holding the first word whose stem is a query term (or, for Chinese,
+  // the first place the term's characters appear), cut to 240 characters around the match.
+  const CHROME = [
+    ".headerlink",
+    "script",
+    "style",
+    ".bd-header-article",
+    ".prev-next-area",
+    ".bd-footer-article",
+    ".bd-sidebar-secondary",
+    "nav",
+    "button",
+    ".dropdown-menu",
+    ".math",
+    "mjx-container",
+    ".MathJax",
+  ];
+  const CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/u;
+  const EXCERPT = 240;
+
+  const excerpt = (text, keywords) => {
+    const flat = text.replace(/\s+/g, " ").trim();
+    const terms = [...keywords].map((k) => k.toLowerCase()).filter(Boolean);
+    const stemmer = typeof Stemmer !== "undefined" ? new Stemmer() : null;
+    let at = -1;
+    let length = 0;
+    for (const match of flat.matchAll(/[\p{L}\p{N}]+/gu)) {
+      const word = match[0].toLowerCase();
+      if (terms.includes(word) || (stemmer && terms.includes(stemmer.stemWord(word)))) {
+        at = match.index;
+        length = word.length;
+        break;
+      }
+    }
+    const lower = flat.toLowerCase();
+    for (const term of terms.filter((t) => CJK.test(t))) {
+      const found = lower.indexOf(term);
+      if (found > -1 && (at < 0 || found < at)) {
+        at = found;
+        length = term.length;
+      }
+    }
+    if (at < 0) return flat.length > EXCERPT ? flat.slice(0, EXCERPT).trim() + "..." : flat;
+    // The sentence: from after the previous full stop (., ?, ! or 。) to the next one.
+    const before = flat.slice(0, at);
+    const stops = [...before.matchAll(/[.?!]\s|[。？！]/gu)];
+    let start = stops.length ? stops[stops.length - 1].index + stops[stops.length - 1][0].length : 0;
+    const next = flat.slice(at + length).search(/[.?!](\s|$)|[。？！]/u);
+    let end = next < 0 ? flat.length : at + length + next + 1;
+    if (end - start > EXCERPT) {
+      // A long sentence: the 240 characters around the match.
+      start = Math.max(start, Math.min(at - 80, end - EXCERPT));
+      end = Math.min(end, start + EXCERPT);
+    }
+    return (start > 0 ? "..." : "") + flat.slice(start, end).trim() + (end < flat.length ? "..." : "");
+  };
 
   const patchSearch = () => {
     if (typeof Search === "undefined" || Search.posencPatched) return;
     const original = Search.htmlToText;
     Search.htmlToText = (htmlString, anchor) => {
       const doc = new DOMParser().parseFromString(htmlString, "text/html");
-      doc.querySelectorAll(".math, mjx-container, .MathJax").forEach((el) => {
-        el.replaceWith(doc.createTextNode("…"));
+      doc.querySelectorAll(CHROME.join(", ")).forEach((el) => {
+        el.replaceWith(doc.createTextNode(el.matches(".math, mjx-container, .MathJax") ? "…" : " "));
       });
       return original(doc.documentElement.outerHTML, anchor);
     };
+    Search.makeSearchSummary = (htmlString, keywords, anchor) => {
+      const text = Search.htmlToText(htmlString, anchor);
+      if (text === "") return null;
+      const summary = document.createElement("p");
+      summary.classList.add("context");
+      summary.textContent = excerpt(text, keywords);
+      return summary;
+    };
     Search.posencPatched = true;
     Search.posencOriginalHtmlToText = original; // for tests/browser: what Sphinx would show
+    Search.posencExcerpt = excerpt; // for tests/browser
   };
   patchSearch();
   ready(patchSearch);

@@ -8,17 +8,25 @@ sources.
    book needs: numpy, matplotlib and sympy at their newest releases, torch at the pinned CPU
    build (a newer torch here is a multi-GB CUDA build; Colab's own is preinstalled), and
    ipykernel/nbclient to run the notebooks.
-2. A wheel of ``posenc_lib`` is built from a copy of the repository's sources and installed with
-   the ``[book]`` extra that the Colab install cell asks for. This stands in for the install
-   cell, which installs ``git+<repository.url>@<colab.ref>`` (``_config.yml``). Checked: the
-   wheel holds every file of ``posenc_lib/``, and installing it adds ``posenc-lib`` and nothing
-   else (the extra is satisfied by what Colab has; no other package is up- or downgraded).
+2. The library is installed by the Colab install cell itself: its code, taken from the Colab
+   edition, runs in the fresh environment with one change, ``REPO`` pointing at a bare clone of
+   this repository in the temporary folder (a ``file://`` URL) instead of GitHub. The clone
+   holds the tag ``colab.ref`` (``_config.yml``): this repository's tag when it exists (``make
+   release`` creates it), else the clone tags HEAD with it (said in the log). So pip runs the
+   cell's own command, ``pip install "posenc-lib[book] @ git+<REPO>@<colab.ref>"``, through
+   git and a build from the tagged sources. Checked: the cell says it installed the library;
+   that adds ``posenc-lib`` and nothing else (the extra is satisfied by what Colab has; no
+   other package is up- or downgraded); the installed package holds every file of
+   ``posenc_lib/`` at the tag and the version of ``pyproject.toml``. The cell's failure path
+   runs too, with a tag that does not exist: it must print pip's reason in one line and the
+   command, and no traceback.
 3. Each Colab edition is copied alone into an empty folder (Colab opens the notebook with nothing
    beside it) and executed top to bottom. Outputs are not compared (``make test`` does that),
-   only errors matter. Around the install cell the check confirms that it is a no-op here: it
-   starts no process (no pip), and ``posenc_lib`` is then imported from site-packages. After
-   all notebooks, ``pip list`` must be unchanged (no cell installed anything). The guard is tested
-   on every run first: a stand-in install cell that does run pip must be caught.
+   only errors matter. Around the install cell the check confirms that it is a no-op now that
+   the library is installed: it starts no process (no pip), and ``posenc_lib`` is then imported
+   from site-packages. After all notebooks, ``pip list`` must be unchanged (no cell installed
+   anything). The guard is tested on every run first: a stand-in install cell that does run pip
+   must be caught.
 
 The repository's notebooks are never modified. Usage::
 
@@ -36,7 +44,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -47,6 +54,9 @@ COLAB_PACKAGES = [
     "matplotlib",
     "sympy",
 ]  # newest releases, as Colab keeps them
+#: Colab's pip is recent; the venv module's own (pip 23 with Python 3.11) rejects a
+#: ``git+file:///`` requirement that pip 24 and later accept. The Makefile's pin.
+PIP = "pip==25.3"
 TORCH = "torch==2.13.0"  # the pinned CPU build (pip takes it from local disk here)
 RUNNER = [
     "ipykernel",
@@ -96,9 +106,15 @@ def _execute_one(source: str, workdir: str) -> dict[str, object]:
     path = folder / Path(source).name
     shutil.copy2(source, path)
     notebook = nbformat.read(path, as_version=4)
-    first = notebook.cells[0] if notebook.cells else None
-    if first is None or first.cell_type != "code" or INSTALL_MARKER not in first.source:
-        return {"ok": False, "seconds": 0.0, "error": "cell 1 is not the install cell"}
+    code = [i for i, c in enumerate(notebook.cells) if c.cell_type == "code"]
+    at = code[0] if code else 0
+    first = notebook.cells[at] if code else None
+    if first is None or INSTALL_MARKER not in first.source:
+        return {
+            "ok": False,
+            "seconds": 0.0,
+            "error": "code cell 1 is not the install cell",
+        }
     if set(first.metadata.get("tags", [])) & {
         "remove-cell",
         "hide-cell",
@@ -109,8 +125,8 @@ def _execute_one(source: str, workdir: str) -> dict[str, object]:
             "seconds": 0.0,
             "error": "the install cell is hidden (in Colab it must be visible)",
         }
-    notebook.cells.insert(0, nbformat.v4.new_code_cell(GUARD_CELL))
-    notebook.cells.insert(2, nbformat.v4.new_code_cell(VERIFY_CELL))
+    notebook.cells.insert(at, nbformat.v4.new_code_cell(GUARD_CELL))
+    notebook.cells.insert(at + 2, nbformat.v4.new_code_cell(VERIFY_CELL))
     started = time.perf_counter()
     try:
         NotebookClient(
@@ -124,7 +140,7 @@ def _execute_one(source: str, workdir: str) -> dict[str, object]:
         return {"ok": False, "seconds": time.perf_counter() - started, "error": text}
     finally:
         nbformat.write(notebook, path)
-    verify = notebook.cells[2].get("outputs", [])
+    verify = notebook.cells[at + 2].get("outputs", [])
     said = "".join(
         out.get("text", "") for out in verify if out.get("output_type") == "stream"
     )
@@ -171,31 +187,116 @@ def _self_test_notebook(folder: Path) -> Path:
     return path
 
 
-def build_wheel(python: Path, work: Path) -> Path:
-    """Build the library's wheel from a copy of the sources; check it holds all of posenc_lib/."""
-    source = fe.copy_sources(work / "source")
-    dist = work / "dist"
-    fe.run(
-        [python, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", dist, source],
-        env=fe.clean_env(),
+def local_repository(work: Path, ref: str) -> str:
+    """A bare clone of this repository in ``work`` holding the tag ``ref``; its ``file://``
+    URL. Where this repository lacks the tag, the clone tags its HEAD (said in the log)."""
+    bare = work / "origin.git"
+    fe.run(["git", "clone", "--quiet", "--bare", "--no-local", fe.REPO, bare])
+    tagged = subprocess.run(
+        ["git", "-C", str(bare), "rev-parse", "-q", "--verify", f"refs/tags/{ref}"],
+        capture_output=True,
     )
-    (wheel,) = dist.glob("posenc_lib-*.whl")
-    in_wheel = set(zipfile.ZipFile(wheel).namelist())
-    package_files = {
-        p.relative_to(source).as_posix()
-        for p in (source / "posenc_lib").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-    missing = sorted(package_files - in_wheel)
+    if tagged.returncode != 0:
+        fe.say(
+            f"the tag {ref} is not in this repository yet (`make release` creates it): the "
+            "scratch clone tags HEAD with it"
+        )
+        fe.run(["git", "-C", bare, "tag", ref, "HEAD"])
+    dirty = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(fe.REPO),
+            "status",
+            "--porcelain",
+            "posenc_lib",
+            "pyproject.toml",
+        ],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if dirty:
+        fe.say(
+            f"note: uncommitted changes are not installed (git installs {ref}):\n{dirty}"
+        )
+    return bare.as_uri()
+
+
+def install_cell_code(notebook: Path, repo_url: str, ref: str | None = None) -> str:
+    """The install cell of ``notebook`` with ``REPO`` (and ``REF``, if given) replaced."""
+    import make_colab
+
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    code = next(c for c in cells if c["cell_type"] == "code")
+    source = "".join(code["source"])
+    if source != make_colab.install_cell():
+        raise SystemExit(
+            f"{notebook.name}: its install cell is not make_colab's: run make colab"
+        )
+    for name, value in (("REPO", repo_url), ("REF", ref)):
+        if value is None:
+            continue
+        line = re.compile(rf'^{name} = "[^"]*"$', re.M)
+        if len(line.findall(source)) != 1:
+            raise SystemExit(
+                f"{notebook.name}: no single {name} = ... line in the install cell"
+            )
+        source = line.sub(f'{name} = "{value}"', source)
+    return source
+
+
+def run_install_cell(python: Path, work: Path, source: str) -> list[str]:
+    """Run the install cell's code in the fresh environment; the lines it printed."""
+    script = work / "install_cell.py"
+    script.write_text(source + "\n", encoding="utf-8")
+    done = subprocess.run(
+        [str(python), str(script)],
+        capture_output=True,
+        text=True,
+        env=fe.clean_env(),
+        cwd=work,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the install cell raised:\n{done.stderr[-3000:]}")
+    return done.stdout.strip().splitlines()
+
+
+def check_installed_files(python: Path, bare: str, ref: str) -> None:
+    """The installed posenc_lib holds every file of posenc_lib/ at ``ref``, and the version of
+    pyproject.toml."""
+    import tomllib
+
+    listed = subprocess.run(
+        ["git", "--git-dir", bare.removeprefix("file://"), "ls-tree", "-r", "--name-only",
+         ref, "posenc_lib/"],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    found = subprocess.run(
+        [str(python), "-c",
+         "import importlib.metadata as m, pathlib, posenc_lib as p; "
+         "root = pathlib.Path(p.__file__).parent; "
+         "print(m.version('posenc-lib')); "
+         "[print('posenc_lib/' + q.relative_to(root).as_posix()) for q in root.rglob('*') "
+         "if q.is_file() and '__pycache__' not in q.parts]"],
+        check=True, capture_output=True, text=True, env=fe.clean_env(), cwd="/",
+    ).stdout.split()  # fmt: skip
+    version, files = found[0], set(found[1:])
+    wanted = tomllib.loads((fe.REPO / "pyproject.toml").read_text())["project"][
+        "version"
+    ]
+    if version != wanted:
+        raise SystemExit(
+            f"installed posenc-lib {version}, pyproject.toml says {wanted}"
+        )
+    missing = sorted(set(listed) - files)
     if missing:
         raise SystemExit(
-            f"the wheel {wheel.name} lacks files of posenc_lib/ that a Colab reader would not "
-            f"get (declare them as package data in pyproject.toml): {missing}"
+            f"the installed posenc_lib lacks files of posenc_lib/ at {ref} that a Colab reader "
+            f"would not get (declare them as package data in pyproject.toml): {missing}"
         )
     fe.say(
-        f"wheel {wheel.name}: {len(package_files)} files of posenc_lib/, none missing"
+        f"installed posenc-lib {version}: {len(listed)} files of posenc_lib/ at {ref}"
     )
-    return wheel
 
 
 def _jobs(text: str) -> int:
@@ -238,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         fe.say(f"working in {work}")
         python = fe.make_venv(work / "venv")
+        fe.pip_install(python, PIP)
         fe.pip_install(python, *COLAB_PACKAGES, TORCH, *fe.lock_pins(*RUNNER))
         colab = fe.freeze(python)
         fe.say(
@@ -247,17 +349,41 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
 
-        wheel = build_wheel(python, work)
-        fe.pip_install(python, f"{wheel}[book]")
+        import make_colab
+
+        ref = make_colab.colab_ref()
+        bare = local_repository(work, ref)
+        # The failure path first (nothing is installed by it): pip's reason, then the command.
+        said = run_install_cell(
+            python, work, install_cell_code(notebooks[0], bare, "v0.0.0-no-such-tag")
+        )
+        if (
+            len(said) != 2
+            or not said[0].startswith("posenc_lib could not be installed: ERROR")
+            or "Invalid requirement" in said[0]  # pip must have understood the command
+            or not said[1].startswith('Run: pip install "posenc-lib[book] @ git+')
+        ):
+            raise SystemExit(
+                f"the install cell's failure message is not pip's reason: {said}"
+            )
+        fe.say(f"install cell, a tag that does not exist: {said[0]}")
+        started_install = time.perf_counter()
+        said = run_install_cell(python, work, install_cell_code(notebooks[0], bare))
+        if said != [f"Installed posenc_lib {ref} from {bare}"]:
+            raise SystemExit(f"the install cell did not install posenc_lib: {said}")
+        fe.say(
+            f"install cell: {said[0]} in {time.perf_counter() - started_install:.0f} s"
+        )
+        check_installed_files(python, bare, ref)
         installed = fe.freeze(python)
         added = sorted(set(installed) - set(colab))
         changed = sorted(n for n in colab if installed.get(n) != colab[n])
         if added != ["posenc-lib"] or changed:
             raise SystemExit(
-                f"installing {wheel.name}[book] changed the Colab environment: added {added}, "
-                f"changed {[(n, colab[n], installed.get(n)) for n in changed]}"
+                f"the install cell's posenc-lib[book] changed the Colab environment: added "
+                f"{added}, changed {[(n, colab[n], installed.get(n)) for n in changed]}"
             )
-        fe.say("installing the wheel with [book] added posenc-lib and nothing else")
+        fe.say("the install cell added posenc-lib and nothing else")
 
         env = fe.clean_env(MPLCONFIGDIR=str(work / "mplconfig"))
 

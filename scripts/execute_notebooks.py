@@ -13,7 +13,7 @@ changed:
   jupytext's ``lines_to_next_cell``, ``execution`` timings, ``collapsed`` or ``scrolled`` goes;
 * notebook metadata keeps only ``kernelspec`` and ``language_info``, the latter without the
   Python patch version that differs from machine to machine;
-* check cells (first line ``#@title ✓ verdict``) get their tags and fold text from that
+* check cells (first line ``# @title ✓ verdict``) get their tags and fold text from that
   line (``scripts/lesson.py``);
 * consecutive outputs of one stream (``stdout``, ``stderr``) are merged into one, as Jupyter
   shows them (the kernel splits them at arbitrary points, differently from run to run; nbval
@@ -35,7 +35,7 @@ from typing import Any
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lesson import mark_check_cells  # noqa: E402
+from lesson import mark_check_cells
 
 TIMEOUT_PER_CELL_S = 600
 

@@ -1,4 +1,4 @@
-r"""Extract the small matrices chapter 6 needs from a BERT checkpoint into one ``.npz`` file.
+r"""Extract the small matrices the Hessian chapter needs from a BERT checkpoint into one ``.npz``.
 
 Usage::
 

@@ -15,13 +15,17 @@ myst-parser itself uses) and writes the same content with CommonMark and MathJax
   ``prf:proof`` -> a blockquote; ``exercise`` -> a bold heading, always visible; ``solution``
   -> a ``<details>`` block (``solution-start`` / ``solution-end``, whose code cells run, ->
   the explanation in ``<details>`` and the code cells as they are); ``admonition`` and the
-  named admonitions -> a blockquote with a bold title; ``(label)=`` targets are removed;
+  named admonitions -> a blockquote with a bold title; ``(label)=`` targets and labelled
+  equations, statements and figures get an empty ``<a id="label">`` (``equation-label``), and
+  a reference to a target in the same notebook links there (``#label``), not to the book;
+  a citation links to its entry in the reference list (``#cite-key``);
 - a figure cell's caption (``mystnb.figure`` metadata) -> a markdown cell under it,
   "**Fig. 5.2.** caption";
-- cell 1, the install cell, is replaced by the Colab install cell (``install_cell``): visible,
-  pinned to ``colab.ref`` in ``_config.yml``. Other cells tagged ``remove-cell`` or
+- cell 1, the install cell, is replaced by the Colab install cell (``install_cell``): visible
+  (a one-line form in Colab), pinned to ``colab.ref`` in ``_config.yml``, and placed after the
+  chapter's title and a note on the edition. Other cells tagged ``remove-cell`` or
   ``remove-input`` keep their code: in Colab a learner needs everything that runs;
-- a check cell (tag ``check``, first line ``#@title ✓ verdict``, see ``scripts/lesson.py``)
+- a check cell (tag ``check``, first line ``# @title ✓ verdict``, see ``scripts/lesson.py``)
   -> a form cell (``cellView: form``): Colab shows the verdict and collapses the code.
 
 Outputs are cleared (see README, "Colab edition"). Numbers are the book's: ``Book`` numbers
@@ -115,12 +119,19 @@ def colab_ref(config: dict = CONFIG) -> str:
     return str(config["colab"]["ref"])
 
 
+#: The install cell's first line: in Colab a form cell (``cellView: form``) shows this title,
+#: not the code, so the cell takes one line under the chapter's title.
+INSTALL_TITLE = "#@title Install the companion library posenc_lib (run this cell first)"
+
+
 def install_cell(config: dict = CONFIG) -> str:
-    """The Colab edition's first cell: installs posenc_lib at ``colab.ref`` unless importable;
-    on failure one line with the command to run by hand, no traceback."""
+    """The Colab edition's install cell: installs posenc_lib at ``colab.ref`` unless importable;
+    on failure pip's own reason in one line (its last ``ERROR:`` line) and the command to run
+    by hand, no traceback. ``make check-colab`` runs this code with ``REPO`` pointed at a local
+    copy of the repository."""
     return f'''\
-# Installs the companion library posenc_lib at the book's version. Does nothing where
-# posenc_lib can already be imported; if pip fails, prints the command to run by hand.
+{INSTALL_TITLE}
+# posenc_lib at the book's version; nothing to do where it can be imported already.
 import importlib
 import importlib.util
 import subprocess
@@ -136,7 +147,11 @@ if importlib.util.find_spec("posenc_lib") is None:
         importlib.invalidate_caches()  # so that the next cell's import finds it
         print(f"Installed posenc_lib {{REF}} from {{REPO}}")
     else:
-        print(f'posenc_lib could not be installed; run: pip install "{{SPEC}}"')'''
+        said = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        errors = [line for line in said if line.startswith("ERROR")] or said
+        reason = errors[-1] if errors else f"pip exited with {{done.returncode}}"
+        print(f"posenc_lib could not be installed: {{reason}}")
+        print(f'Run: pip install "{{SPEC}}"')'''
 
 
 # --------------------------------------------------------------------------------------------
@@ -342,19 +357,35 @@ def blockquote(text: str) -> str:
 # Markdown conversion.
 
 
+def anchor(label: str) -> str:
+    """The place a link in the same notebook jumps to: an empty HTML anchor, which CommonMark
+    passes through and every notebook renderer keeps (a label's characters are already those
+    of an HTML id: letters, digits, ``-``, ``_``, ``:``)."""
+    if not re.fullmatch(r"[A-Za-z0-9_:.-]+", label):
+        raise ValueError(f"label {label!r} cannot be an HTML id")
+    return f'<a id="{label}"></a>'
+
+
+def citation_url(book: Book, key: str) -> str:
+    """The reference list's entry of ``key``: its id is ``bibtex_cite_id`` of _config.yml
+    (``cite-{key}``), made an id as docutils makes ids."""
+    from docutils.nodes import make_id
+
+    template = CONFIG["sphinx"]["config"]["bibtex_cite_id"]
+    return book.url("book/references", make_id(template.format(key=key)))
+
+
 @dataclass
 class Converter:
     book: Book
     doc: str
 
     # ---- roles
-    def link(
-        self, text: str, target: Target, anchor: str, same_page: bool = True
-    ) -> str:
-        """``text`` linked to the target on the book's page; an equation on this page is not
-        linked (its number is beside it in the notebook)."""
-        if target.doc == self.doc and not same_page:
-            return text
+    def link(self, text: str, target: Target, anchor: str) -> str:
+        """``text`` linked to the target: in this notebook (``#anchor``, the ``<a id>`` that
+        ``anchor`` puts at the target) when it is here, else on the book's page."""
+        if target.doc == self.doc:
+            return f"[{text}](#{anchor})"
         return f"[{text}]({self.book.url(target.doc, anchor)})"
 
     def target(self, label: str) -> Target:
@@ -369,21 +400,20 @@ class Converter:
             (explicit.group(1), explicit.group(2)) if explicit else (None, content)
         )
         if name in ("cite", "cite:p", "cite:ps", "cite:t", "cite:ts"):
-            refs = self.book.url("book/references")
             keys = [k.strip() for k in content.split(",") if k.strip()]
-            labels = [self.book.citations[k] for k in keys]
+            labels = [
+                (self.book.citations[k], citation_url(self.book, k)) for k in keys
+            ]
             if name.startswith("cite:t"):
                 parts = []
-                for lab in labels:
+                for lab, url in labels:
                     who, _, year = lab.rpartition(", ")
-                    parts.append(f"[{who} ({year})]({refs})")
+                    parts.append(f"[{who} ({year})]({url})")
                 return "; ".join(parts)
-            return "(" + "; ".join(f"[{lab}]({refs})" for lab in labels) + ")"
+            return "(" + "; ".join(f"[{lab}]({url})" for lab, url in labels) + ")"
         if name == "eq":
             found = self.target(label)
-            return self.link(
-                f"({found.number})", found, f"equation-{label}", same_page=False
-            )
+            return self.link(f"({found.number})", found, f"equation-{label}")
         if name in ("numref", "ref", "prf:ref"):
             found = self.target(label)
             numbered = found.number and found.kind != "equation"
@@ -405,8 +435,7 @@ class Converter:
             doc = Path(path.lstrip("/")).as_posix()
             doc = "/".join(_normalize(doc.split("/")))
             shown = text or self.book.titles.get(doc, doc)
-            found = Target("page", doc)
-            return self.link(shown, found, "")
+            return f"[{shown}]({self.book.url(doc)})"
         if name == "math":
             return f"${content}$"
         if name in ("term", "abbr", "sub", "sup", "samp", "file", "command", "kbd"):
@@ -431,15 +460,16 @@ class Converter:
         label = options.get("label") or options.get("name")
         if name == "prf:proof":
             return blockquote(f"*Proof.* {inner}".rstrip() + " ∎")
+        here = anchor(label) if label else ""
         if name.startswith("prf:"):
             kind = name.removeprefix("prf:")
             number = self.target(label).number if label else ""
             head = kind.title() + (f" {number}" if number else "")
-            return f"{bold_heading(head, arg and self.inline(arg))}\n\n{inner}"
+            return f"{here}{bold_heading(head, arg and self.inline(arg))}\n\n{inner}"
         if name == "exercise":
             number = self.target(label).number if label else ""
             head = EXERCISE_FORMAT % number if number else "Exercise"
-            return f"{bold_heading(head, arg and self.inline(arg))}\n\n{inner}"
+            return f"{here}{bold_heading(head, arg and self.inline(arg))}\n\n{inner}"
         if name in ("solution", "solution-start"):
             ref = self.target(arg.split()[0]) if arg else None
             summary = "Solution" + (
@@ -463,7 +493,8 @@ class Converter:
         if name == "math":
             number = self.target(label).number if label else ""
             tag = f" \\tag{{{number}}}" if number else ""
-            return f"$$\n{body.strip()}{tag}\n$$"
+            here = f"{anchor('equation-' + label)}\n\n" if label else ""
+            return f"{here}$$\n{body.strip()}{tag}\n$$"
         if name in ("code-block", "code", "sourcecode"):
             return f"```{arg}\n{body}\n```"
         raise ValueError(f"{self.doc}: no Colab rendering for the directive {{{name}}}")
@@ -479,14 +510,19 @@ class Converter:
             if token.map is None:
                 continue
             start, end = token.map
-            if token.type in ("myst_target", "myst_line_comment", "myst_block_break"):
+            if token.type == "myst_target":
+                blocks.append((start, end, anchor(token.content.strip())))
+            elif token.type in ("myst_line_comment", "myst_block_break"):
                 blocks.append((start, end, ""))
             elif token.type == "front_matter":
                 blocks.append((start, end, ""))
             elif token.type == "math_block_label":
                 number = self.target(token.info).number
                 content = token.content.strip("\n")
-                blocks.append((start, end, f"$$\n{content} \\tag{{{number}}}\n$$"))
+                tagged = f"$$\n{content} \\tag{{{number}}}\n$$"
+                blocks.append(
+                    (start, end, f"{anchor('equation-' + token.info)}\n\n{tagged}")
+                )
             elif token.type in ("fence", "colon_fence") and is_directive(token):
                 name, arg, options, body = directive(token)
                 new = self.render_directive(name, arg, options, body)
@@ -586,7 +622,7 @@ def colab_notebook(path: Path, book: Book) -> nbformat.NotebookNode:
         figure = cell.metadata.get("mystnb", {}).get("figure")
         check = "check" in tags
         cell.metadata = {"tags": tags} if tags else {}
-        if check:  # a check cell: Colab shows its #@title verdict, code collapsed
+        if check:  # a check cell: Colab shows its # @title verdict, code collapsed
             cell.metadata["cellView"] = "form"
         if cell.cell_type == "code":
             if index == 0:
@@ -599,7 +635,8 @@ def colab_notebook(path: Path, book: Book) -> nbformat.NotebookNode:
             if figure and figure.get("name"):
                 number = book.labels[figure["name"]].number
                 caption = converter.inline(figure.get("caption", ""))
-                text = f"**{FIGURE_FORMAT % number}.** {caption}".rstrip()
+                here = anchor(figure["name"])
+                text = f"{here}**{FIGURE_FORMAT % number}.** {caption}".rstrip()
                 cells.append(
                     nbformat.v4.new_markdown_cell(
                         text, id=f"{cell.get('id', index)}-caption"
@@ -614,13 +651,18 @@ def colab_notebook(path: Path, book: Book) -> nbformat.NotebookNode:
     title = book.titles.get(doc, doc)
     note = nbformat.v4.new_markdown_cell(
         f"*The Colab edition of [{title}]({book.url(doc)}), from the book "
-        f"[{CONFIG['title']}]({book_url()}). Run the first cell once: it installs the "
+        f"[{CONFIG['title']}]({book_url()}). Run the cell below once: it installs the "
         "companion library `posenc_lib`. Equation, figure, theorem and exercise numbers are "
         "the book's; references to other pages open the book.*",
         id="colab-edition-note",
     )
+    # The title first, then the note and the install cell (a one-line form in Colab), then
+    # the rest of the chapter, its opening paragraphs included.
+    install = cells.pop(0)
+    install.metadata["cellView"] = "form"
     heading = next((i for i, c in enumerate(cells) if c.cell_type == "markdown"), 0)
-    cells.insert(heading + 1, note)
+    title_cell, intro = split_title(cells[heading])
+    cells[heading : heading + 1] = [title_cell, note, install, *intro]
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.nbformat_minor = source.nbformat_minor
     notebook.metadata = {
@@ -633,6 +675,19 @@ def colab_notebook(path: Path, book: Book) -> nbformat.NotebookNode:
         "language_info": {"name": "python"},
     }
     return notebook
+
+
+def split_title(cell: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list]:
+    """A markdown cell cut after its first ``# `` heading: (the title, [the rest] or [])."""
+    lines = cell.source.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
+    rest = "\n".join(lines[at + 1 :]).strip("\n") if at is not None else ""
+    if not rest:
+        return cell, []
+    title = copy.deepcopy(cell)
+    title.source = "\n".join(lines[: at + 1])
+    intro = nbformat.v4.new_markdown_cell(rest, id=f"{cell.get('id', 'title')}-intro")
+    return title, [intro]
 
 
 def sources() -> list[Path]:

@@ -150,11 +150,23 @@ def test_every_code_cell_of_the_chapter_is_kept(path):
 
 
 @pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.name)
-def test_the_install_cell_comes_first_and_is_visible(path):
-    first = nbformat.read(path, as_version=4).cells[0]
-    assert first.cell_type == "code"
-    assert first.source == make_colab.install_cell()
-    assert not set(first.metadata.get("tags", [])) & {"remove-cell", "hide-cell"}
+def test_the_title_comes_first_then_the_install_cell(path):
+    cells = nbformat.read(path, as_version=4).cells
+    title = cells[0]
+    assert title.cell_type == "markdown"
+    # The chapter's title and nothing else (an anchor for links to the chapter aside).
+    shown = [
+        line for line in title.source.splitlines() if not line.startswith("<a id=")
+    ]
+    assert [line for line in shown if line.strip()] == [shown[-1]]
+    assert shown[-1].startswith("# "), title.source
+    install = next(c for c in cells if c.cell_type == "code")
+    assert cells.index(install) <= 2  # after the title and the edition's note
+    assert install.source == make_colab.install_cell()
+    assert not set(install.metadata.get("tags", [])) & {"remove-cell", "hide-cell"}
+    # One line in Colab: a form shows its #@title, not its code (which one click opens).
+    assert install.metadata.get("cellView") == "form"
+    assert install.source.splitlines()[0] == make_colab.INSTALL_TITLE
 
 
 def test_install_cell_pins_the_configured_repository_and_version():
@@ -203,12 +215,14 @@ def test_install_cell_installs_the_pinned_version(monkeypatch):
     assert printed.count("\n") == 1 and ref in printed
 
 
-def test_install_cell_failure_prints_one_line_with_the_command(monkeypatch):
+def test_install_cell_failure_prints_pips_reason_and_the_command(monkeypatch):
     calls, printed = _run_install_cell(monkeypatch, importable=False, returncode=1)
     url, ref = CONFIG["repository"]["url"], CONFIG["colab"]["ref"]
     assert len(calls) == 1
-    assert printed.count("\n") == 1, printed
-    assert f'pip install "posenc-lib[book] @ git+{url}@{ref}"' in printed
+    reason, command = printed.splitlines()
+    # pip's own reason (its last ERROR line, not the traceback above it), then the command.
+    assert reason == "posenc_lib could not be installed: ERROR: no network", printed
+    assert command == f'Run: pip install "posenc-lib[book] @ git+{url}@{ref}"'
     assert "Traceback" not in printed
 
 
@@ -225,9 +239,38 @@ def test_figure_captions_follow_their_figures():
             "".join(c["source"])
             for c in cells
             if c["cell_type"] == "markdown"
-            and "".join(c["source"]).startswith("**Fig. ")
+            and re.match(r"(<a id=[^>]*></a>)?\*\*Fig\. ", "".join(c["source"]))
         ]
         assert len(captions) == len(figures), path.name
+
+
+@pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.name)
+def test_links_within_the_notebook_reach_an_anchor_in_it(path):
+    # A reference to a target of the same chapter stays in the notebook: "#label" must name an
+    # <a id="label"> of the notebook, and no link leaves for the book's copy of this chapter.
+    text = "\n".join(
+        "".join(c["source"])
+        for c in json.loads(path.read_text())["cells"]
+        if c["cell_type"] == "markdown"
+    )
+    ids = set(re.findall(r'<a id="([^"]+)"></a>', text))
+    internal = re.findall(r"\]\(#([^)]+)\)", text)
+    assert set(internal) <= ids, sorted(set(internal) - ids)
+    own_page = make_colab.book_url() + f"notebooks/{path.stem}.html#"
+    assert own_page not in text
+    if path.stem != "90_claims_checked":  # the appendix refers to other chapters only
+        assert internal, "no reference within the chapter"
+
+
+@pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.name)
+def test_citations_link_to_their_entry(path):
+    text = path.read_text()
+    refs = make_colab.book_url() + "book/references.html"
+    assert text.count(refs + ")") == 0  # never the top of the page
+    assert (
+        re.findall(re.escape(refs) + r"#cite-[a-z0-9-]+\)", text)
+        or "{cite" not in (ROOT / "notebooks" / path.name).read_text()
+    )
 
 
 def _launch_context(url: str) -> dict:
@@ -291,8 +334,12 @@ def test_install_cell_is_formatted_and_lint_clean(tmp_path):
     ruff = Path(sys.executable).with_name("ruff")
     if not ruff.exists():
         pytest.skip("ruff not installed beside this Python")
+    # Colab's form syntax, "#@title ...", is the one line a formatter would change (to
+    # "# @title"): the rest is checked.
+    source = make_colab.install_cell()
+    assert source.startswith("#@title ")
     cell = tmp_path / "install_cell.py"
-    cell.write_text(make_colab.install_cell() + "\n")
+    cell.write_text(source.split("\n", 1)[1] + "\n")
     for command in (["format", "--check"], ["check", "--select", "E,F,W,I,B,UP"]):
         done = subprocess.run(
             [ruff, *command, "--line-length", "88", "--no-cache", cell],

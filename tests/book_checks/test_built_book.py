@@ -33,26 +33,39 @@ def test_no_page_loads_mathjax_from_a_cdn():
 
 
 def test_mathjax_is_loaded_from_the_book_and_present():
-    script = re.compile(r'<script[^>]+src="([^"]*mathjax/es5/startup\.js)[^"]*"')
+    script = re.compile(r'<script[^>]+src="([^"]*mathjax/startup\.js)[^"]*"')
     for page in (HTML / "notebooks").glob("*.html"):
         match = script.search(page.read_text())
         assert match, f"{page.name} does not load the local MathJax"
         target = (page.parent / match.group(1).split("?")[0]).resolve()
         assert target.is_file(), target
-    components = CONFIG["sphinx"]["config"]["mathjax3_config"]["loader"]["load"]
-    for name in [*components, "core", "output/chtml/fonts/tex"]:
-        assert (HTML / "mathjax" / "es5" / f"{name}.js").is_file(), name
-    assert (HTML / "mathjax/es5/output/chtml/fonts/woff-v2").is_dir()
+    loader = CONFIG["sphinx"]["config"]["mathjax3_config"]["loader"]
+    for name in [*loader["load"], "core"]:
+        assert (HTML / "mathjax" / f"{name}.js").is_file(), name
+    # The font, where the loader's [fonts] path points (not the CDN, MathJax 4's default).
+    assert loader["paths"]["fonts"] == "[mathjax]/fonts"
+    font = HTML / "mathjax/fonts/mathjax-newcm-font"
+    assert (font / "chtml.js").is_file() and any((font / "chtml/woff2").glob("*.woff2"))
+
+
+def test_display_equations_break_lines_rather_than_scroll():
+    output = CONFIG["sphinx"]["config"]["mathjax3_config"]["output"]
+    assert output["displayOverflow"] == "linebreak"
+    version = json.loads((ROOT / "package.json").read_text())["dependencies"]["mathjax"]
+    assert version.split(".")[0] == "4", version  # displayOverflow is MathJax 4's
 
 
 def test_only_the_mathjax_the_pages_use_is_shipped():
-    # Not the 24 MB package: the loaded components, TeX extensions its autoloader may fetch, fonts.
+    # Not the 70 MB of packages: the loaded components, TeX extensions its autoloader may
+    # fetch, and the one CommonHTML font (4 MB of woff2 files and glyph ranges, each page
+    # fetching the few it shows).
     shipped = sum(
         p.stat().st_size for p in (HTML / "mathjax").rglob("*") if p.is_file()
     )
-    assert shipped < 2_000_000, shipped
-    assert not (HTML / "mathjax/es5/tex-mml-chtml.js").exists()
-    assert not (HTML / "mathjax/es5/ui/menu.js").exists()
+    assert shipped < 5_000_000, shipped
+    assert not (HTML / "mathjax/tex-mml-chtml.js").exists()
+    assert not (HTML / "mathjax/ui/menu.js").exists()
+    assert not (HTML / "mathjax/fonts/mathjax-newcm-font/svg").exists()
 
 
 def test_no_page_loads_fontawesome_js_or_a_search_index_it_does_not_use():
@@ -74,7 +87,7 @@ _LABEL = re.compile(
     r"</span>(.*?)<span"
 )
 _CITATION = re.compile(
-    r'<a class="reference internal" href="[^"]*references\.html#(id\d+)"[^>]*>(.*?)</a>'
+    r'<a class="reference internal" href="[^"]*references\.html#(cite-[\w-]+)"[^>]*>(.*?)</a>'
 )
 
 
@@ -98,9 +111,23 @@ def test_citations_print_the_label_of_the_reference_they_link_to():
 
 
 def test_api_signatures_name_numpy_aliases():
-    api = (HTML / "book/api.html").read_text()
+    api = "".join(p.read_text() for p in sorted((HTML / "book/api").glob("*.html")))
     assert "_SupportsArray" not in api and "_NestedSequence" not in api
     assert api.count("ArrayLike") > 40
+
+
+def test_api_reference_has_a_page_per_module():
+    # One page per module of posenc_lib (book/api/<module>.md), each linked from the index's
+    # chapter table or listed in its contents.
+    import posenc_lib
+
+    package = Path(posenc_lib.__file__).parent
+    modules = {p.stem for p in package.glob("*.py") if not p.stem.startswith("_")}
+    pages = {p.stem for p in (HTML / "book/api").glob("*.html")}
+    assert pages == modules | {"core"}, pages ^ (modules | {"core"})
+    index = (HTML / "book/api.html").read_text()
+    for page in pages:
+        assert f'href="api/{page}.html' in index, page
 
 
 def test_search_index_holds_chinese_terms():
@@ -121,3 +148,17 @@ def test_each_chapter_links_to_its_colab_edition(notebook):
         f"https://colab.research.google.com/github/{repo}/blob/{branch}/colab/{notebook.name}"
     ]
     assert (ROOT / "colab" / notebook.name).is_file()
+
+
+def test_colab_citations_link_to_entries_of_the_reference_list():
+    # Each citation of a Colab edition opens its entry (#cite-key), not the top of the page.
+    ids = set(
+        re.findall(r'id="(cite-[\w-]+)"', (HTML / "book/references.html").read_text())
+    )
+    assert len(ids) >= 30, ids
+    linked = set()
+    for edition in sorted((ROOT / "colab").glob("*.ipynb")):
+        linked |= set(
+            re.findall(r"references\.html#(cite-[\w-]+)\)", edition.read_text())
+        )
+    assert linked and linked <= ids, sorted(linked - ids)

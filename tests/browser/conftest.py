@@ -37,11 +37,12 @@ def chromium() -> str:
 
 @pytest.fixture(scope="session")
 def mathjax_dir() -> Path:
-    """MathJax's es5 folder, as ``make`` copies it into the book (``_extra/mathjax``)."""
-    for candidate in (REPO / "_extra" / "mathjax", REPO / "node_modules" / "mathjax"):
-        if (candidate / "es5" / "startup.js").is_file():
-            return candidate
-    pytest.skip("MathJax not found: run `make _extra/mathjax/es5/startup.js`")
+    """MathJax 4 with its font under ``fonts/``, as ``make`` copies it into the book
+    (``_extra/mathjax``)."""
+    candidate = REPO / "_extra" / "mathjax"
+    if (candidate / "startup.js").is_file() and (candidate / "fonts").is_dir():
+        return candidate
+    pytest.skip("MathJax not found: run `make _extra/mathjax/startup.js`")
 
 
 def png(width: int, height: int, dpi: float | None = None, **texts: str) -> bytes:

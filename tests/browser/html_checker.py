@@ -66,8 +66,23 @@ dark colour scheme; the book follows the reader's scheme), and also fails on:
     the book title at the top of the sidebar clipped or covered;
 ``top-bar``
     a visible top bar holding nothing but search and toggle buttons;
+``equation-width``
+    display equations the reader must scroll sideways to read (their ink wider than the box
+    they are shown in; MathJax 4 breaks a long one into lines, ``displayOverflow`` in
+    ``_config.yml``): at a wide viewport any one; at a narrow one any numbered equation (the
+    definitions and results the text refers to), or more than ``MAX_SCROLLING_SHARE`` of the
+    page's display equations;
+``heading-break``
+    a heading with a word split across two lines (the API pages' module names break only at
+    their dots and underscores: ``_ext/posenc_theme.py``);
 ``figure-caption``
     an image in the text without a numbered caption (``Fig. N.M``);
+``figure-alt``
+    an image in the text whose alt text is empty or a file path (the book takes it from the
+    caption: ``_ext/figure_alt.py``);
+``figure-shape``
+    an image shown with other proportions than its own (more than ``MAX_SHAPE_CHANGE``
+    squashed or stretched);
 ``figure-text``
     figure text smaller than ``MIN_FIGURE_TEXT_PX`` CSS pixels as shown, or a figure whose
     text cannot be measured (the book's figures are PNG at twice their display resolution that
@@ -140,7 +155,11 @@ KINDS = (
     "nav-contents",
     "sidebar-title",
     "top-bar",
+    "equation-width",
+    "heading-break",
     "figure-caption",
+    "figure-alt",
+    "figure-shape",
     "figure-text",
     "page-weight",
 )
@@ -153,6 +172,13 @@ MIN_FIGURE_TEXT_PX = 9.0
 
 #: First visit of a page (empty cache), figures (``_images/``) not counted: issue 15's target.
 MAX_PAGE_BYTES = 1_500_000
+
+#: At a narrow viewport, the largest share of a page's display equations that may need
+#: sideways scrolling (numbered equations never may; at a wide viewport none may).
+MAX_SCROLLING_SHARE = 0.10
+
+#: A figure shown with its width-to-height ratio off by more than this is squashed/stretched.
+MAX_SHAPE_CHANGE = 0.02
 
 #: Images narrower than this (CSS px) are icons (the index pages' +/- togglers), not figures.
 ICON_WIDTH_PX = 48
@@ -208,6 +234,10 @@ class Report:
     page_seconds: dict[str, float] = field(default_factory=dict)
     #: page -> bytes of its first visit, figures not counted (the largest over the viewports)
     weights: dict[str, int] = field(default_factory=dict)
+    #: (page, viewport width) -> the page's height in CSS px (light scheme)
+    heights: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: (page, viewport width) -> (display equations, how many of them scroll sideways)
+    equations: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
     #: pages whose chapter list (sidebar navigation) was found
     with_nav: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -415,9 +445,9 @@ _INSPECT_JS = r"""
     for (const item of mj.startup.document.math) {
       if (!item.root) continue;
       const mml = mj.startup.toMML(item.root);
-      const found = mml.match(/<mtext mathcolor="red">\\[A-Za-z]+/g) || [];
+      const found = mml.match(/<mtext mathcolor="red"[^>]*>\\[A-Za-z]+/g) || [];
       for (const macro of found) {
-        undefinedMacros.push(macro.replace(/^<mtext mathcolor="red">/, "") + " in " +
+        undefinedMacros.push(macro.replace(/^<mtext mathcolor="red"[^>]*>/, "") + " in " +
                              String(item.math).slice(0, 80));
       }
       if (/<merror/.test(mml) && !merrors.length) {
@@ -638,6 +668,51 @@ def figure_text_problem(
     return None
 
 
+def figure_shape_problem(
+    figure: dict, tolerance: float = MAX_SHAPE_CHANGE
+) -> str | None:
+    """Why the figure is shown squashed or stretched, or None (``figure`` as ``layout.js``
+    reports it)."""
+    if not (
+        figure["naturalWidth"] and figure["naturalHeight"] and figure["shownHeight"]
+    ):
+        return None
+    own = figure["naturalWidth"] / figure["naturalHeight"]
+    shown = figure["shownWidth"] / figure["shownHeight"]
+    if abs(shown / own - 1) <= tolerance:
+        return None
+    return (
+        f"{figure['where']}: shown {figure['shownWidth']:.0f}x{figure['shownHeight']:.0f} px, "
+        f"{100 * own / shown:.0f} % of its own height for its width "
+        f"({figure['naturalWidth']}x{figure['naturalHeight']} px)"
+    )
+
+
+def equation_width_problems(
+    equations: list[dict], *, narrow: bool, share: float = MAX_SCROLLING_SHARE
+) -> list[str]:
+    """The display equations a reader must scroll sideways to read, where that is not allowed:
+    any at a wide viewport; at a narrow one, any numbered one, or all of them when more than
+    ``share`` of the page's display equations scroll. ``equations`` as ``layout.js`` reports
+    them (``width``: the ink, ``box``: where it is shown)."""
+    wide = [e for e in equations if e["width"] > e["box"] + 3]  # 3 px: an italic's tail
+
+    def line(e: dict) -> str:
+        return f"display equation {e['where']} is {e['width']} px wide in a {e['box']} px box"
+
+    if not narrow:
+        return [line(e) for e in wide]
+    found = [line(e) + " (numbered)" for e in wide if e["numbered"]]
+    if len(wide) > share * len(equations):
+        found += [
+            line(e) + f" ({len(wide)} of {len(equations)} display equations scroll; "
+            f"at most {share:.0%} may)"
+            for e in wide
+            if not e["numbered"]
+        ]
+    return found
+
+
 # --------------------------------------------------------------------------------------------
 # Navigation: real taps on the visible buttons.
 
@@ -679,7 +754,9 @@ CHAPTER_LINKS = ".bd-docs-nav a[href]"
 CONTENTS_LINKS = "#pst-page-toc-nav a[href]"
 MENU_BUTTON = ".primary-toggle"
 CONTENTS_BUTTON = ".secondary-toggle"
-TAP_TIMEOUT_MS = 1500  # the theme's drawer and collapse transitions take up to 0.4 s
+#: The theme's drawer and collapse transitions take up to 0.4 s; on a loaded machine, a long
+#: chapter whose column changes width (MathJax 4 re-breaks its equations) takes seconds more.
+TAP_TIMEOUT_MS = 5000
 
 
 def _tap(page, selector: str) -> bool:  # type: ignore[no-untyped-def]
@@ -927,6 +1004,22 @@ def check_site(
                                 problem = figure_text_problem(html_dir, figure)
                                 if problem:
                                     record("figure-text", f"{problem} ({where})")
+                                problem = figure_shape_problem(figure)
+                                if problem:
+                                    record("figure-shape", f"{problem} ({where})")
+                            report.heights[(name, viewport.width)] = page.evaluate(
+                                "document.scrollingElement.scrollHeight"
+                            )
+                            equations = layout["equations"]
+                            wide = [e for e in equations if e["width"] > e["box"] + 3]
+                            report.equations[(name, viewport.width)] = (
+                                len(equations),
+                                len(wide),
+                            )
+                            for detail in equation_width_problems(
+                                equations, narrow=viewport.narrow
+                            ):
+                                record("equation-width", f"{detail} ({where})")
                         if shot_dir is not None:
                             suffix = f"-{viewport.width}" + (
                                 "" if scheme == "light" else "-dark"
@@ -973,6 +1066,22 @@ def check_site(
         browser.close()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def equation_table(report: Report) -> str:
+    """Per page: display equations that scroll sideways, of all, at each width measured."""
+    widths = sorted({width for _, width in report.equations})
+    lines = [
+        "display equations wider than their box: "
+        + ", ".join(f"{w} px" for w in widths)
+    ]
+    for page in sorted({page for page, _ in report.equations}):
+        counts = [report.equations.get((page, w)) for w in widths]
+        if not any(total for total, _ in filter(None, counts)):
+            continue
+        cells = [f"{c[1]:>3} of {c[0]:<3}" if c else "  -" for c in counts]
+        lines.append(f"  {'  '.join(cells)}  {page}")
+    return "\n".join(lines)
 
 
 def page_weight(html_dir: Path, requested: set[str]) -> int:
@@ -1131,6 +1240,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report.summary(limit=10**9 if args.all else 6))
     for page, weight in sorted(report.weights.items()):
         print(f"first visit {weight / 1e6:5.2f} MB before figures: {page}")
+    print(equation_table(report))
     if args.screenshots is not None:
         print(f"{len(report.screenshots)} screenshots in {args.screenshots}")
     return 0 if report.ok else 1

@@ -1,9 +1,13 @@
 // The layout checks of html_checker.py, run in the page once MathJax has typeset it.
-// Returns [[kind, detail], ...] for what a reader at this viewport sees broken, and the
-// figures to measure from Python: [{src, shownWidth, naturalWidth, naturalHeight, where}].
+// Returns [[kind, detail], ...] for what a reader at this viewport sees broken, the figures to
+// measure from Python: [{src, shownWidth, shownHeight, naturalWidth, naturalHeight, where}],
+// and the display equations: [{where, numbered, width, box}] (width: the formula's ink; box:
+// the width it is shown in; wider means the reader scrolls sideways to read it).
 //
 // Kinds: "overflow", "equation-number", "scroll-affordance", "sidebar-title", "top-bar",
-// "figure-caption". The navigation checks need real taps and are driven from Python.
+// "figure-caption", "figure-alt", "heading-break". The navigation checks need real taps and are driven from
+// Python, as are the rules on how many equations may scroll ("equation-width") and on the
+// figures' proportions and text ("figure-shape", "figure-text").
 async (options) => {
   await document.fonts.ready;
   await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
@@ -121,6 +125,47 @@ async (options) => {
     }
   }
 
+  // ---- Display equations: their ink against the box they are shown in ------------------------
+  // A formula that MathJax broke into lines fits its box; one that did not scrolls inside it
+  // (that is not an "overflow": the box scrolls) and the reader has to scroll to read it.
+  const equations = [];
+  for (const el of article.querySelectorAll('mjx-container[display="true"]')) {
+    if (!shown(el)) continue;
+    const ink = el.querySelector("mjx-math");
+    const inkWidth = ink ? ink.getBoundingClientRect().width : 0;
+    const holder = el.closest("div.math");
+    equations.push({
+      where: where(holder && holder.id ? holder : el),
+      numbered: !!(holder && holder.querySelector(":scope > .eqno")),
+      width: Math.round(Math.max(inkWidth, el.scrollWidth)),
+      box: Math.round(el.clientWidth),
+    });
+  }
+
+  // ---- No heading broken inside a word --------------------------------------------------------
+  // A word (a run without spaces or hyphens in one text node; a line may break after a
+  // hyphen, and the build's <wbr> break opportunities end a text node) whose letters sit on
+  // two lines was split mid-word.
+  for (const heading of article.querySelectorAll("h1, h2, h3, h4")) {
+    if (!shown(heading)) continue;
+    const walker = document.createTreeWalker(heading, NodeFilter.SHOW_TEXT);
+    let broken = null;
+    for (let node = walker.nextNode(); node && !broken; node = walker.nextNode()) {
+      if (node.parentElement.closest(".headerlink")) continue;
+      for (const match of node.textContent.matchAll(/[^\s\-\u2010-\u2014]{2,}/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const tops = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) {
+          broken = match[0];
+          break;
+        }
+      }
+    }
+    if (broken) add("heading-break", `${where(heading)}: the word '${broken}' is broken across lines`);
+  }
+
   // ---- Equation numbers never over their equation ---------------------------------------------
   const intersect = (a, b) => ({
     left: Math.max(a.left, b.left),
@@ -198,13 +243,19 @@ async (options) => {
     if (!figure || !figure.querySelector("figcaption .caption-number")) {
       add("figure-caption", `${where(img)} has no numbered caption`);
     }
+    // A figure's alt text says what its caption says, not where its file is.
+    const alt = (img.getAttribute("alt") || "").trim();
+    if (!alt || /\.(png|svg|jpe?g|gif|webp)$/i.test(alt) || alt.startsWith("../") || alt.includes("/_images/")) {
+      add("figure-alt", `${where(figure || img)} has alt text ${JSON.stringify(alt)}, not words from its caption`);
+    }
     figures.push({
       src: img.currentSrc || img.src,
       shownWidth: img.getBoundingClientRect().width,
+      shownHeight: img.getBoundingClientRect().height,
       naturalWidth: img.naturalWidth,
       naturalHeight: img.naturalHeight,
       where: where(figure || img),
     });
   }
-  return { problems, figures, hasNav: !!document.querySelector(".bd-docs-nav") };
+  return { problems, figures, equations, hasNav: !!document.querySelector(".bd-docs-nav") };
 }

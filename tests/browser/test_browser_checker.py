@@ -40,6 +40,11 @@ EXPECTED = {
     "book/overflow_code.html": "overflow",
     "book/scroll_affordance.html": "scroll-affordance",
     "book/equation_number.html": "equation-number",
+    "book/equation_width.html": "equation-width",
+    "book/equation_share.html": "equation-width",
+    "book/heading_break.html": "heading-break",
+    "book/figure_alt.html": "figure-alt",
+    "book/figure_shape.html": "figure-shape",
     "book/nav_menu.html": "nav-menu",
     "book/nav_contents.html": "nav-contents",
     "book/sidebar_title.html": "sidebar-title",
@@ -55,6 +60,8 @@ EXPECTED = {
 ALSO_ALLOWED = {
     "book/missing_image.html": {"http-error", "console-error"},
     "book/mathjax_missing.html": {"raw-latex"},  # math that was never typeset
+    # MathJax not told to break lines: the equation that spills over is also too wide to read.
+    "book/overflow_equation.html": {"equation-width"},
     "book/external_request.html": {"console-error"},
     "book/http_error.html": {"console-error"},
 }
@@ -123,6 +130,24 @@ def test_details_name_the_culprit(broken_report: html_checker.Report) -> None:
         in details
     )
     assert "_static/heavy.js 1600 kB" in details
+    assert "#equation-too-wide" in details and "(numbered)" in details
+    assert "2 of 3 display equations scroll; at most 10% may" in details
+    assert "the word 'posenc_lib.shift_invariance_and_more' is broken" in details
+    assert 'has alt text "../_images/readable.svg"' in details
+    assert "% of its own height for its width (240x120 px)" in details
+
+
+def test_equation_share_rule_is_for_phones(broken_report: html_checker.Report) -> None:
+    # The unnumbered equations of equation_share.html fit a desktop's column: only the phone
+    # (more than a tenth of them scroll there) reports them.
+    found = [
+        p.detail for p in broken_report.problems if p.page == "book/equation_share.html"
+    ]
+    assert found and all("390 px" in detail for detail in found), found
+    counts = broken_report.equations
+    assert counts[("book/equation_share.html", 390)] == (3, 2)
+    assert counts[("book/equation_share.html", 1400)] == (3, 0)
+    assert counts[("book/equation_width.html", 1400)] == (1, 1)
 
 
 def test_checker_passes_the_good_fixture(good_report: html_checker.Report) -> None:
@@ -136,8 +161,8 @@ def test_checker_passes_the_good_fixture(good_report: html_checker.Report) -> No
 def test_the_book_css_is_what_makes_the_good_fixture_pass(
     chromium: str, good_site: Path, tmp_path: Path
 ) -> None:
-    # The good fixture's wide equation, table and code lines are wider than a phone's column:
-    # they pass because _static/posenc.css gives them scroll boxes (posenc.js the fade).
+    # The good fixture's wide table and code lines are wider than a phone's column: they pass
+    # because _static/posenc.css gives them scroll boxes (posenc.js the fade).
     bare = tmp_path / "bare"
     shutil.copytree(good_site, bare, symlinks=True)
     (bare / "_static" / "posenc.css").write_text("")
@@ -149,8 +174,34 @@ def test_the_book_css_is_what_makes_the_good_fixture_pass(
         viewports=(html_checker.PHONE,),
     )
     details = "\n".join(p.detail for p in report.problems if p.kind == "overflow")
-    for culprit in ("display equation", "table", "code block"):
+    for culprit in ("table", "code block"):
         assert culprit in details, report.summary()
+    # ... and the figure that myst-nb sizes inline (width and height) is squashed.
+    assert "figure-shape" in report.kinds("book/intro.html"), report.summary()
+
+
+def test_mathjax_line_breaking_is_what_makes_the_wide_equation_fit(
+    chromium: str, good_site: Path, tmp_path: Path
+) -> None:
+    # The good fixture's numbered equation (1.2) is wider than a phone's column: it fits
+    # because MathJax 4 breaks it into lines (displayOverflow: linebreak, as _config.yml has).
+    bare = tmp_path / "nobreak"
+    shutil.copytree(good_site, bare, symlinks=True)
+    page = bare / "book" / "intro.html"
+    page.write_text(
+        page.read_text().replace(
+            '"output": {"displayOverflow": "linebreak", ', '"output": {'
+        )
+    )
+    report = html_checker.check_site(
+        bare,
+        repository_url=REPOSITORY_URL,
+        chromium=chromium,
+        pages=["book/intro.html"],
+        viewports=(html_checker.PHONE,),
+    )
+    details = "\n".join(p.detail for p in report.problems if p.kind == "equation-width")
+    assert "#equation-good-wide" in details, report.summary()
 
 
 def test_screenshots_at_both_widths(good_report: html_checker.Report) -> None:

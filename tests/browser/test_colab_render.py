@@ -56,7 +56,7 @@ PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <script>
 window.MathJax = {{
-  loader: {{load: ["input/tex", "output/chtml"]}},
+  loader: {{load: ["input/tex", "output/chtml"], paths: {{fonts: "[mathjax]/fonts"}}}},
   tex: {{
     inlineMath: [["\\\\(", "\\\\)"]], displayMath: [["\\\\[", "\\\\]"]],
     // TeX base and AMS only, as any MathJax has them: a macro of an extension that MathJax
@@ -65,7 +65,7 @@ window.MathJax = {{
   }},
 }};
 </script>
-<script defer src="mathjax/es5/startup.js"></script>
+<script defer src="mathjax/startup.js"></script>
 <style>
 body {{ max-width: 52rem; margin: 1rem auto; font: 15px/1.5 sans-serif; }}
 .cell {{ border-top: 1px solid #ddd; padding: 0.2rem 0; }}

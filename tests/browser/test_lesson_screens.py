@@ -85,13 +85,21 @@ def _rewritten(page: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def served(chromium: str):
+def phone(chromium: str):
+    """One phone-sized page for every test of this module (Playwright's sync API allows one
+    running instance at a time)."""
+    with phone_page(chromium) as page:
+        yield page
+
+
+@pytest.fixture(scope="module")
+def served(phone):  # type: ignore[no-untyped-def]
     """(phone page, base URL of the built book)."""
     html_dir = _html_dir()
     if not (html_dir / "index.html").is_file():
         pytest.skip(f"no built book at {html_dir}: run `make book` first")
-    with html_checker.serve(html_dir) as base, phone_page(chromium) as page:
-        yield page, base
+    with html_checker.serve(html_dir) as base:
+        yield phone, base
 
 
 @pytest.mark.parametrize("page", _chapters())
@@ -105,7 +113,7 @@ def test_main_line_fits_35_phone_screens(served: tuple, page: str) -> None:
     assert checks, f"{page}: no check fold shows a ✓ verdict"
 
 
-def test_controls(chromium: str, tmp_path: Path) -> None:
+def test_controls(phone, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     tall = tmp_path / "tall.html"
     tall.write_text(
         "<html><body><article><div style='height:40000px'>x</div>"
@@ -113,8 +121,8 @@ def test_controls(chromium: str, tmp_path: Path) -> None:
         "<section id='going-further'><div style='height:90000px'>y</div></section>"
         "</article></body></html>"
     )
-    with html_checker.serve(tmp_path) as base, phone_page(chromium) as page:
-        measured = measure(page, base + "tall.html")
+    with html_checker.serve(tmp_path) as base:
+        measured = measure(phone, base + "tall.html")
     problems = screen_problems(measured, "tall")
     assert any("phone screens" in p for p in problems), problems
     assert any("open on arrival" in p for p in problems), problems

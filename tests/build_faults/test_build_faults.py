@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv"
-MATHJAX = "_extra/mathjax/es5/startup.js"  # the Makefile's $(MATHJAX)
+MATHJAX = "_extra/mathjax/startup.js"  # the Makefile's $(MATHJAX)
 #: What the minimal book takes from the project (copied with their modification times, so that
 #: make sees the environment and the MathJax copy as up to date).
 COPIED = [

@@ -30,7 +30,7 @@ import nbformat
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
-_TITLE = re.compile(r"^#@title ✓ (.*)$")
+_TITLE = re.compile(r"^# ?@title ✓ (.*)$")
 
 
 class CheckFailed(AssertionError):
@@ -100,10 +100,13 @@ def run_chapter(
             )
         sources[hits[0]] = sources[hits[0]].replace(old, new or "")
     shell = _shell()
+    import matplotlib.pyplot as plt
+
     with contextlib.chdir(path.parent), open(os.devnull, "w") as sink:
         with contextlib.redirect_stdout(sink):
             for source in sources:
                 result = shell.run_cell(source, store_history=False, silent=True)
+                plt.close("all")  # plt.show() is a no-op here: figures would pile up
                 error = result.error_before_exec or result.error_in_exec
                 if error is not None:
                     title = _title(source)
