@@ -701,6 +701,10 @@ def check_seq_axis(seq_axis: object, x: Any) -> int:
     return int(seq_axis) % x.ndim  # type: ignore[call-overload]
 
 
+def _positions_shape(length: int, batch: int | None) -> str:
+    return f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
+
+
 def check_position_tensor(
     positions: object, length: int, batch: int | None, *, integer: bool = False
 ) -> Any:
@@ -726,16 +730,19 @@ def check_position_tensor(
             "positions must not require grad (positions are indices, not trainable values); "
             "pass positions.detach()"
         )
-    expected = f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
-    shape = f"shape {tuple(positions.shape)}"
+    # The sizes are compared with explicit == / != and formatted only once a test failed:
+    # under torch.compile(dynamic=True) they are symbolic, and Dynamo evaluates a membership
+    # test (`in (1, batch)`) on symbols formatted into strings wrongly (issue 23).
     ok_shape = positions.ndim == 1 or (positions.ndim == 2 and batch is not None)
     if not ok_shape or positions.shape[-1] != length:
         raise ValueError(
-            f"positions must have shape {expected} (one position per token), got {shape}"
+            f"positions must have shape {_positions_shape(length, batch)} (one position per "
+            f"token), got shape {tuple(positions.shape)}"
         )
-    if positions.ndim == 2 and positions.shape[0] not in (1, batch):
+    if positions.ndim == 2 and positions.shape[0] != 1 and positions.shape[0] != batch:
         raise ValueError(
-            f"positions must have shape {expected} (one row per batch entry), got {shape}"
+            f"positions must have shape {_positions_shape(length, batch)} (one row per batch "
+            f"entry), got shape {tuple(positions.shape)}"
         )
     if not torch.compiler.is_compiling() and positions.numel():
         values = positions.detach()

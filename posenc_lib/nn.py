@@ -387,14 +387,15 @@ class _CachedTables(PositionScheme):
         first = self._tables()[0]
         if end > first.shape[0]:
             if torch.compiler.is_compiling():
-                kind = self.name
-                torch._check(
-                    end <= first.shape[0],
-                    lambda: (
-                        f"the {kind} cache must cover offset + length under "
-                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
-                    ),
+                # The message is built here, from Python ints only: Dynamo refuses a message
+                # closure over a symbolic length (dynamic shapes), and would then hide ours.
+                n = end if isinstance(end, int) else "n"
+                message = (
+                    f"the {self.name} cache holds {int(first.shape[0])} positions and must cover "
+                    "offset + length under torch.compile(fullgraph=True) / torch.export: call "
+                    f"extend({n}) first, for the longest offset + length you will use"
                 )
+                torch._check(end <= first.shape[0], lambda: message)
             width = getattr(self, self._width_name)
             if _next_power_of_two(end) * width * first.dtype.itemsize > MAX_CACHE_BYTES:
                 return self._at(torch.arange(offset, end, device=first.device), device)
@@ -511,6 +512,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
         self.persistent = check_bool(persistent, "persistent")
         dtype = check_torch_dtype(dtype)
         check_cache_size(initial_length, self.dim, dtype, "initial_length")
+        self.initial_length = initial_length
         self._theta = frequencies(self.dim, base=self.base, spacing=self.spacing)
         self._perm = torch.from_numpy(
             layout_permutation(self.dim, "concatenated", self.layout)
@@ -595,17 +597,31 @@ class SinusoidalPositionalEncoding(_CachedTables):
         )
         return self._embed(x, offset, positions, seq_axis)
 
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # A persistent table is saved with initial_length rows whatever the cache has grown
+        # to: a module built from the same arguments (Hugging Face's from_pretrained builds it
+        # from the config, then compares shapes) expects exactly that shape.
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        if self.persistent and prefix + "table" in destination:
+            rows = destination[prefix + "table"][: self.initial_length]
+            destination[prefix + "table"] = rows
+
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
-        # A persistent table of any length loads: resize our buffer to the stored length first
-        # (keeping our dtype and device); the parent then copies the values in. The loaded
-        # values are not trusted: the next use recomputes them from the formula.
+        # A persistent table of any length loads: our buffer is resized to the stored length
+        # first (keeping our dtype and device) so that the parent's copy succeeds. The loaded
+        # values are never used: the table is recomputed from the formula right after, at the
+        # longer of the two lengths.
         stored = state_dict.get(prefix + "table")
+        length = self.cached_length
         if self.persistent and isinstance(stored, Tensor) and stored.ndim == 2:
             if stored.shape[1] == self.dim and stored.shape[0] != self.table.shape[0]:
+                length = max(length, int(stored.shape[0]))
                 self.table = torch.empty(
                     stored.shape, dtype=self.table.dtype, device=self.table.device
                 )
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+        if self.persistent:
+            self._store(length, self.table.dtype, self.table.device)
 
     def extra_repr(self) -> str:
         return (
