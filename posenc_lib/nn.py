@@ -152,6 +152,23 @@ def _next_power_of_two(needed: int) -> int:
     return 1 << max(needed - 1, 1).bit_length()
 
 
+#: What torch.compile(fullgraph=True) says when a call needs the cache to grow (issue 23: a
+#: message formatted from the symbolic length inside the graph never reached the user).
+_GROWTH_UNDER_COMPILE = (
+    "the position cache must cover offset + length under torch.compile(fullgraph=True) / "
+    "torch.export: call extend(n) first, n the longest offset + length you will use "
+    "(growth runs eagerly, outside the graph)"
+)
+
+
+def _eager_only(reason: str):
+    """``torch.compiler.disable`` with ``reason`` (shown by fullgraph errors) where supported."""
+    try:
+        return torch.compiler.disable(reason=reason)
+    except TypeError:  # torch < 2.7: no reason argument
+        return torch.compiler.disable
+
+
 def _to_float64(positions: Tensor, device: torch.device) -> Tensor:
     return positions.to(device=device, dtype=torch.float64)
 
@@ -373,7 +390,7 @@ class _CachedTables(PositionScheme):
         target = device if (first.is_meta and device is not None) else first.device
         self._store(self.cached_length, first.dtype, target)
 
-    @torch.compiler.disable
+    @_eager_only(_GROWTH_UNDER_COMPILE)
     def _grow(self, needed: int) -> None:
         first = self._tables()[0]
         self._store(_next_power_of_two(needed), first.dtype, first.device)
@@ -386,16 +403,6 @@ class _CachedTables(PositionScheme):
         end = offset + length
         first = self._tables()[0]
         if end > first.shape[0]:
-            if torch.compiler.is_compiling():
-                # The message is built here, from Python ints only: Dynamo refuses a message
-                # closure over a symbolic length (dynamic shapes), and would then hide ours.
-                n = end if isinstance(end, int) else "n"
-                message = (
-                    f"the {self.name} cache holds {int(first.shape[0])} positions and must cover "
-                    "offset + length under torch.compile(fullgraph=True) / torch.export: call "
-                    f"extend({n}) first, for the longest offset + length you will use"
-                )
-                torch._check(end <= first.shape[0], lambda: message)
             width = getattr(self, self._width_name)
             if _next_power_of_two(end) * width * first.dtype.itemsize > MAX_CACHE_BYTES:
                 return self._at(torch.arange(offset, end, device=first.device), device)

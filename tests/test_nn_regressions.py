@@ -84,7 +84,7 @@ def test_fullgraph_compile_past_the_cache_names_the_fix(scheme):
         call, x = module.rotate_one, torch.randn(B, 20, D)
         kwargs = {"seq_axis": 1}
     compiled = torch.compile(call, backend="eager", fullgraph=True, dynamic=True)
-    with pytest.raises(Exception, match=r"call extend\(20\) first") as caught:
+    with pytest.raises(Exception, match=r"call extend\(n\) first") as caught:
         compiled(x, **kwargs)
     assert "message closure" not in str(caught.value)
     module.extend(20)  # the fix the message names works
