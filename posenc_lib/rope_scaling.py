@@ -19,7 +19,8 @@ of ``transformers.modeling_rope_utils.ROPE_INIT_FUNCTIONS`` (transformers 5.23) 
                    :math:`\ell` the current length, :math:`M` = ``max_position_embeddings``
 ``"yarn"``         YaRN: :math:`\theta_i = (1-\gamma_i)\,b^{-2i/r}/s + \gamma_i\,b^{-2i/r}`,
                    :math:`\gamma_i` a linear ramp between the correction dimensions of
-                   ``beta_fast`` and ``beta_slow`` rotations over ``original_max_position_embeddings``;
+                   ``beta_fast`` and ``beta_slow`` rotations over :math:`M_0`
+                   (``original_max_position_embeddings``);
                    :math:`a = 0.1\ln s + 1` (or ``mscale``/``mscale_all_dim``'s ratio)
 ``"longrope"``     LongRoPE: :math:`b^{-2i/r}/\lambda_i`, :math:`\lambda` = ``short_factor`` up to
                    ``original_max_position_embeddings`` and ``long_factor`` beyond;
@@ -204,7 +205,9 @@ class RopeScaling:
         )
         if self.partial_rotary_factor > 1.0:
             raise ValueError(
-                _message("partial_rotary_factor", "a real number in (0, 1]", describe(1.0))
+                _message(
+                    "partial_rotary_factor", "a real number in (0, 1]", describe(1.0)
+                )
             )
         for name in _NEEDS.get(self.rope_type, ()):
             if getattr(self, name) is None:
@@ -290,7 +293,11 @@ class RopeScaling:
             return mscale(1.0)
         if self.rope_type == "longrope" and s > 1.0:
             original = self.original_max_position_embeddings
-            return math.sqrt(1.0 + math.log(s) / math.log(original)) if original > 1 else 1.0
+            return (
+                math.sqrt(1.0 + math.log(s) / math.log(original))
+                if original > 1
+                else 1.0
+            )
         return 1.0
 
     def frequencies(
@@ -356,7 +363,9 @@ class RopeScaling:
         original = self.original_max_position_embeddings
 
         def correction_dim(rotations: float) -> float:
-            return rotary * math.log(original / (rotations * 2 * math.pi)) / (2 * log_base)
+            return (
+                rotary * math.log(original / (rotations * 2 * math.pi)) / (2 * log_base)
+            )
 
         low, high = correction_dim(self.beta_fast), correction_dim(self.beta_slow)
         if self.truncate:

@@ -141,12 +141,16 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
         theta = torch.from_numpy(self.theta).to(device)
         phase = _to_float64(positions, device)[..., None] * theta
         a = self.attention_scaling
-        return (phase.cos() * a).to(self.cos.dtype), (phase.sin() * a).to(self.cos.dtype)
+        return (phase.cos() * a).to(self.cos.dtype), (phase.sin() * a).to(
+            self.cos.dtype
+        )
 
     # -- length-dependent schedules ---------------------------------------------------------
 
     @_eager_only(_UPDATE_UNDER_COMPILE)
-    def _follow_length(self, offset: int, length: int, positions: Tensor | None) -> None:
+    def _follow_length(
+        self, offset: int, length: int, positions: Tensor | None
+    ) -> None:
         """transformers' ``dynamic_rope_update``, for the current length of this call."""
         if positions is None:
             current = offset + length

@@ -37,7 +37,11 @@ import posenc_lib as pe  # noqa: E402
 from posenc_lib.rope_scaling import ROPE_TYPES, RopeScaling  # noqa: E402
 from posenc_lib.scaled_rotary import ScaledRotaryEmbedding  # noqa: E402
 
-H, BASE, M0 = 128, 10000.0, 256  # head_dim, rope_theta, the pre-training length of the rows
+H, BASE, M0 = (
+    128,
+    10000.0,
+    256,
+)  # head_dim, rope_theta, the pre-training length of the rows
 
 #: The page's rows: name -> (rope_parameters of the Llama config, max_position_embeddings).
 ROWS = {
@@ -77,23 +81,29 @@ ROWS = {
 
 def _config(rope: dict, max_positions: int, head_dim: int = H) -> LlamaConfig:
     return LlamaConfig(
-        hidden_size=head_dim * HEADS, num_attention_heads=HEADS, num_key_value_heads=HEADS,
-        max_position_embeddings=max_positions, rope_parameters={"rope_theta": BASE, **rope},
+        hidden_size=head_dim * HEADS,
+        num_attention_heads=HEADS,
+        num_key_value_heads=HEADS,
+        max_position_embeddings=max_positions,
+        rope_parameters={"rope_theta": BASE, **rope},
         attention_dropout=0.0,
-    )  # fmt: skip
+    )
 
 
 def _ours(rope: dict, max_positions: int) -> RopeScaling:
     """The same schedule, its entries passed as they are (the names are transformers')."""
     entries = {k: v for k, v in rope.items() if k != "rope_type"}
-    return RopeScaling(rope["rope_type"], max_position_embeddings=max_positions, **entries)
+    return RopeScaling(
+        rope["rope_type"], max_position_embeddings=max_positions, **entries
+    )
 
 
 def test_every_method_of_rope_init_functions_is_expressed():
     assert set(ROPE_INIT_FUNCTIONS) | {"default"} == set(ROPE_TYPES)
-    assert {rope["rope_type"] for rope, _ in ROWS.values()} | {"default", "linear"} == set(
-        ROPE_TYPES
-    )
+    assert {rope["rope_type"] for rope, _ in ROWS.values()} | {
+        "default",
+        "linear",
+    } == set(ROPE_TYPES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -104,17 +114,60 @@ VARIANTS = [
     *ROWS.values(),
     ({"rope_type": "linear", "factor": 2.5}, 1024),
     ({"rope_type": "dynamic", "factor": 2.0, "partial_rotary_factor": 0.5}, 512),
-    ({"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 512}, 4096),
-    ({"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 4096,
-      "beta_fast": 16.0, "beta_slow": 2.0, "truncate": False}, 65536),  # fmt: skip
-    ({"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096,
-      "mscale": 1.0, "mscale_all_dim": 0.707}, 163840),  # DeepSeek-V3's  # fmt: skip
-    ({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024,
-      "attention_factor": 1.5}, 4096),  # fmt: skip
-    ({"rope_type": "longrope", "original_max_position_embeddings": 4096, "factor": 32.0,
-      "short_factor": [1.1] * (H // 2), "long_factor": [3.0] * (H // 2)}, 131072),  # fmt: skip
-    ({"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-      "original_max_position_embeddings": 8192}, 131072),  # Llama 3.2's  # fmt: skip
+    (
+        {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 512},
+        4096,
+    ),
+    (
+        {
+            "rope_type": "yarn",
+            "factor": 16.0,
+            "original_max_position_embeddings": 4096,
+            "beta_fast": 16.0,
+            "beta_slow": 2.0,
+            "truncate": False,
+        },
+        65536,
+    ),
+    (
+        {
+            "rope_type": "yarn",
+            "factor": 40.0,
+            "original_max_position_embeddings": 4096,
+            "mscale": 1.0,
+            "mscale_all_dim": 0.707,
+        },
+        163840,
+    ),  # DeepSeek-V3
+    (
+        {
+            "rope_type": "yarn",
+            "factor": 4.0,
+            "original_max_position_embeddings": 1024,
+            "attention_factor": 1.5,
+        },
+        4096,
+    ),
+    (
+        {
+            "rope_type": "longrope",
+            "original_max_position_embeddings": 4096,
+            "factor": 32.0,
+            "short_factor": [1.1] * (H // 2),
+            "long_factor": [3.0] * (H // 2),
+        },
+        131072,
+    ),
+    (
+        {
+            "rope_type": "llama3",
+            "factor": 32.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+        },
+        131072,
+    ),  # Llama 3.2's
     ({"rope_type": "proportional", "factor": 2.0, "partial_rotary_factor": 0.25}, 1024),
 ]
 
@@ -147,9 +200,13 @@ def test_frequencies_match_rope_init_functions(rope, max_positions, base):
 
 def _namespace(**extra):
     return {
-        "pe": pe, "np": np, "torch": torch, "RopeScaling": RopeScaling,
-        "ScaledRotaryEmbedding": ScaledRotaryEmbedding, **extra,
-    }  # fmt: skip
+        "pe": pe,
+        "np": np,
+        "torch": torch,
+        "RopeScaling": RopeScaling,
+        "ScaledRotaryEmbedding": ScaledRotaryEmbedding,
+        **extra,
+    }
 
 
 @pytest.mark.filterwarnings("ignore")
@@ -171,16 +228,25 @@ def test_scaled_rotary_rows(name):
     assert module.attention_scaling == attention
     # a rotated pair is a times the rotation: compare ours / a with ref / a (a = 1 but YaRN's
     # 1.14 and LongRoPE's 1.19), the pair's phase as in the other rotary rows
-    rotated = np.flatnonzero(theta > 0)  # "proportional" leaves the last pairs unrotated
+    rotated = np.flatnonzero(
+        theta > 0
+    )  # "proportional" leaves the last pairs unrotated
     kept = np.setdiff1d(np.arange(H), np.concatenate((rotated, rotated + H // 2)))
     assert torch.equal(ours[..., kept], q[..., kept] * attention)
     assert torch.equal(ref[..., kept], q[..., kept] * attention)
     pairs = np.concatenate((rotated, rotated + H // 2))  # the rotated pairs, half-split
     check_rotary_row(
-        name, ours[..., pairs] / attention, ref[..., pairs] / attention, q[..., pairs],
-        cos[..., rotated], sin[..., rotated], position_ids.numpy(), theta[rotated],
-        "half_split", real,
-    )  # fmt: skip
+        name,
+        ours[..., pairs] / attention,
+        ref[..., pairs] / attention,
+        q[..., pairs],
+        cos[..., rotated],
+        sin[..., rotated],
+        position_ids.numpy(),
+        theta[rotated],
+        "half_split",
+        real,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,26 +287,36 @@ def test_a_real_llama_attention_with_each_scaling(name):
     config = _config(rope, max_positions, head_dim=32)
     if rope["rope_type"] == "longrope":
         config = _config(
-            {**rope, "short_factor": rope["short_factor"][:16],
-             "long_factor": rope["long_factor"][:16]},
-            max_positions, head_dim=32,
-        )  # fmt: skip
+            {
+                **rope,
+                "short_factor": rope["short_factor"][:16],
+                "long_factor": rope["long_factor"][:16],
+            },
+            max_positions,
+            head_dim=32,
+        )
     length = 2 * M0 + 16  # past the pre-training length: the scalings act
-    x = torch.randn(2, length, config.hidden_size, generator=torch.Generator().manual_seed(9))
+    x = torch.randn(
+        2, length, config.hidden_size, generator=torch.Generator().manual_seed(9)
+    )
     position_ids = torch.arange(length).repeat(2, 1)
     position_ids[0] = (position_ids[0] - 5).clamp(min=0)
     attention, expected = _reference_attention(config, x, position_ids)
     entries = {k: v for k, v in config.rope_parameters.items() if k != "rope_theta"}
     module = ScaledRotaryEmbedding(
-        32, base=BASE, pairing="half_split",
+        32,
+        base=BASE,
+        pairing="half_split",
         scaling=RopeScaling(max_position_embeddings=max_positions, **entries),
-    )  # fmt: skip
+    )
     got = _our_attention(attention, module, x, position_ids)
     # outputs of size ~0.1: the difference is transformers' float32 angles (<= 1e-4 rad here)
     torch.testing.assert_close(got, expected, rtol=0, atol=5e-5)
     # and the rotation matters: without the scaling the outputs differ
     plain = ScaledRotaryEmbedding(32, base=BASE, pairing="half_split")
-    assert (_our_attention(attention, plain, x, position_ids) - expected).abs().max() > 1e-3
+    assert (
+        _our_attention(attention, plain, x, position_ids) - expected
+    ).abs().max() > 1e-3
 
 
 @pytest.mark.filterwarnings("ignore")
@@ -249,12 +325,24 @@ def test_dynamic_ntk_follows_the_current_length_call_after_call():
     config = _config(rope, max_positions, head_dim=32)
     reference = LlamaRotaryEmbedding(config)
     module = ScaledRotaryEmbedding(
-        32, pairing="half_split", scaling=_ours(rope, max_positions), dtype=torch.float64
+        32,
+        pairing="half_split",
+        scaling=_ours(rope, max_positions),
+        dtype=torch.float64,
     )
     # growth, a shorter call that keeps the grown frequencies, more growth, a reset below M,
     # exactly M (no reset), then growth again from offsets (incremental decoding)
-    for length, offset in [(100, 0), (600, 0), (400, 0), (900, 0), (50, 0), (256, 0),
-                           (300, 0), (1, 1000), (1, 1001)]:  # fmt: skip
+    for length, offset in [
+        (100, 0),
+        (600, 0),
+        (400, 0),
+        (900, 0),
+        (50, 0),
+        (256, 0),
+        (300, 0),
+        (1, 1000),
+        (1, 1001),
+    ]:
         positions = torch.arange(offset, offset + length)[None]
         q = torch.randn(1, HEADS, length, 32, dtype=torch.float64)
         cos, sin = reference(q.float(), positions)
@@ -265,7 +353,10 @@ def test_dynamic_ntk_follows_the_current_length_call_after_call():
         assert float((ours - ref).abs().max()) <= bound, (length, offset)
         assert module.seen_length == reference.max_seq_len_cached
         torch.testing.assert_close(
-            torch.from_numpy(module.theta), reference.inv_freq.double(), rtol=2e-6, atol=0
+            torch.from_numpy(module.theta),
+            reference.inv_freq.double(),
+            rtol=2e-6,
+            atol=0,
         )
 
 
