@@ -153,7 +153,9 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
         r = self.rotary_dim
         rot = x[..., :r] if r < self.head_dim else x
         swapped = torch.cat((rot[..., r // 2 :], rot[..., : r // 2]), dim=-1)
-        out = rot * torch.cat((cos, cos), dim=-1) + swapped * torch.cat((-sin, sin), dim=-1)
+        out = rot * torch.cat((cos, cos), dim=-1) + swapped * torch.cat(
+            (-sin, sin), dim=-1
+        )
         return out if r == self.head_dim else torch.cat((out, x[..., r:]), dim=-1)
 
     # -- length-dependent schedules ---------------------------------------------------------
