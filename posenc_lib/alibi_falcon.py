@@ -1,14 +1,15 @@
 r"""Falcon's ALiBi: slopes rounded to bfloat16 and multiplied in bfloat16 (*torch*).
 
 Hugging Face's Falcon (``build_alibi_tensor`` of ``modeling_falcon.py``) adds to the score of
-key :math:`n` the bias :math:`r_h(n) = \mathrm{bf16}(\mathrm{bf16}(s_h)\,\mathrm{bf16}(n))`:
-the slopes of :func:`~posenc_lib.nn.alibi_slopes` rounded to bfloat16 (8 significant bits),
-times the position, itself rounded to bfloat16 by PyTorch's type promotion (bfloat16 times an
-integer tensor), the product rounded to bfloat16 again. Far from the diagonal that is far from :math:`-s_h(m-n)`: at
-:math:`n = 2047` with :math:`s_h = 1/2` the spacing of bfloat16 is 8, so a model trained with
-Falcon's bias sees a different one under :class:`~posenc_lib.nn.ALiBi` (up to 7.3 at
-:math:`L = 2048`, measured against transformers). :class:`FalconALiBi` gives Falcon's bias as the
-relative bias :math:`r_h(n) - r_h(m)` (a constant per query row, which the softmax ignores, apart).
+key :math:`n` the bias :math:`r_h(n) = \mathrm{bf16}(\mathrm{bf16}(s_h)\,\mathrm{bf16}(n))`: the
+slopes of :func:`~posenc_lib.nn.alibi_slopes` rounded to bfloat16 (8 significant bits), times
+the position, itself rounded to bfloat16 by PyTorch's type promotion (bfloat16 times an integer
+tensor), the product rounded to bfloat16 again. Far from the diagonal that is far from
+:math:`-s_h(m-n)`: at :math:`n = 2047` with :math:`s_h = 1/2` the spacing of bfloat16 is 8, so a
+model trained with Falcon's bias sees a different one under :class:`~posenc_lib.nn.ALiBi` (up to
+7.3 at :math:`L = 2048`, measured against transformers). :class:`FalconALiBi` gives Falcon's
+bias as the relative bias :math:`r_h(n) - r_h(m)` (a constant per query row, which the softmax
+ignores, apart).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from .nn import ALiBi, _is_valid, _to_float64
+from .nn import ALiBi, _to_float64
 
 __all__ = ["FalconALiBi"]
 
@@ -39,11 +40,7 @@ class FalconALiBi(ALiBi):
 
     def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
         device = self.slopes.device if device is None else device
-        if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
-            self.slopes = self._compute(
-                device if self.slopes.is_meta else self.slopes.device
-            )
-        slopes = self.slopes.to(device)
+        slopes = self._slopes_for(q_len, k_len, device, dtype)
         # the positions of the queries and keys, as ALiBi builds its distances
         if positions is None:
             k_pos = torch.arange(k_len, device=device, dtype=torch.float64)

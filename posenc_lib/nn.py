@@ -932,7 +932,8 @@ class ALiBi(PositionScheme):
         self.reset_parameters()
         return result
 
-    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
+    def _slopes_for(self, q_len, k_len, device, dtype) -> Tensor:
+        """The size check of a bias, then the (recomputed if replaced) slopes on ``device``."""
         if isinstance(q_len, int) and isinstance(k_len, int):
             # the float64 distances (q_len x k_len), then the bias (heads x q_len x k_len)
             needed = q_len * k_len * (8 + self.n_heads * dtype.itemsize)
@@ -942,12 +943,15 @@ class ALiBi(PositionScheme):
                     f"{(needed + 2**19) // 2**20} MiB, over the limit MAX_CACHE_BYTES = "
                     f"{MAX_CACHE_BYTES // 2**20} MiB; use shorter q_len or k_len"
                 )
-        device = self.slopes.device if device is None else device
         if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
             self.slopes = self._compute(
                 device if self.slopes.is_meta else self.slopes.device
             )
-        slopes = self.slopes.to(device)
+        return self.slopes.to(device)
+
+    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
+        device = self.slopes.device if device is None else device
+        slopes = self._slopes_for(q_len, k_len, device, dtype)
         if positions is None:
             q_pos = torch.arange(
                 offset, offset + q_len, device=device, dtype=torch.float64
