@@ -77,7 +77,7 @@ from ._validation import (
     check_token_tensor,
     check_torch_dtype,
 )
-from .encoding import SPACINGS, angles, frequencies, sinusoidal
+from .encoding import ODD_DIMS, SPACINGS, angles, frequencies, sinusoidal
 from .layouts import LAYOUTS, layout_permutation
 
 __all__ = [
@@ -167,6 +167,14 @@ def _eager_only(reason: str):
         return torch.compiler.disable(reason=reason)
     except TypeError:  # torch < 2.7: no reason argument
         return torch.compiler.disable
+
+
+def _check_table_dim(dim: object, odd_dim: str | None) -> int:
+    """A sinusoidal module's ``dim``: even, or odd (>= 3) when ``odd_dim`` names a convention."""
+    if odd_dim is not None and isinstance(dim, int) and not isinstance(dim, bool):
+        if dim % 2 and dim >= 3:
+            return check_dim(dim + 1) - 1  # the cap of an even dim
+    return check_dim(dim)
 
 
 def _to_float64(positions: Tensor, device: torch.device) -> Tensor:
@@ -448,7 +456,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
     Parameters
     ----------
     dim
-        Model dimension :math:`d`, positive and even.
+        Model dimension :math:`d`, positive and even (odd with ``odd_dim``).
     base
         The base :math:`b > 1` (default 10000).
     layout, spacing
@@ -465,7 +473,19 @@ class SinusoidalPositionalEncoding(_CachedTables):
         interface).
     persistent
         Whether the table is saved in :meth:`state_dict` (default ``False``: it is recomputed, not
-        stored). A persistent table of any length loads into a module of any cached length.
+        stored). A persistent table is saved with its first ``initial_length`` rows, whatever the
+        cache has grown to (so that a module built from the same arguments, as Hugging Face's
+        ``from_pretrained`` builds it, expects that shape), and a table of any length loads
+        into a module of any cached length. Loaded values are never used: the table is
+        recomputed from the formula right after loading.
+    odd_dim
+        Required for an odd ``dim`` (at least 3): the convention of
+        :func:`posenc_lib.sinusoidal`, ``"zero_pad"`` (fairseq, tensor2tensor, M2M100: the table
+        of ``dim - 1`` and a zero column) or ``"split"`` (Hugging Face Marian, DistilBERT).
+    padding_idx
+        fairseq's padding position (M2M100, NLLB, XGLM, Speech2Text do the same): the row of
+        this position is all zeros, in the cache and for ``positions`` (pad tokens get position
+        ``padding_idx``, real tokens ``padding_idx + 1 + t``). Default ``None``: no such row.
     dtype, device
         Of the table (default: ``torch.get_default_dtype()``, the default device).
         :meth:`torch.nn.Module.to` changes both and recomputes the table in the new dtype (so a
@@ -504,14 +524,31 @@ class SinusoidalPositionalEncoding(_CachedTables):
         initial_length: int = 512,
         batch_first: bool | None = None,
         persistent: bool = False,
+        odd_dim: str | None = None,
+        padding_idx: int | None = None,
         dtype: torch.dtype | None = None,
         device=None,
     ):
         super().__init__()
-        self.dim = check_dim(dim)
+        self.odd_dim = (
+            None if odd_dim is None else check_choice(odd_dim, "odd_dim", ODD_DIMS)
+        )
+        self.dim = _check_table_dim(dim, self.odd_dim)
         self.base = check_base(base)
         self.layout = check_choice(layout, "layout", LAYOUTS)
         self.spacing = check_choice(spacing, "spacing", SPACINGS)
+        if self.dim % 2 and self.odd_dim == "split":
+            if (
+                self.layout not in ("interleaved", "concatenated")
+                or self.spacing != "2i/d"
+            ):
+                raise ValueError(
+                    "odd_dim='split' needs layout 'interleaved' or 'concatenated' and spacing "
+                    f"'2i/d', got layout={self.layout!r}, spacing={self.spacing!r}"
+                )
+        self.padding_idx = None
+        if padding_idx is not None:
+            self.padding_idx = check_count(padding_idx, "padding_idx", 0, MAX_POSITION)
         initial_length = check_count(initial_length, "initial_length", 1)
         if batch_first is not None:
             check_bool(batch_first, "batch_first")
@@ -520,9 +557,14 @@ class SinusoidalPositionalEncoding(_CachedTables):
         dtype = check_torch_dtype(dtype)
         check_cache_size(initial_length, self.dim, dtype, "initial_length")
         self.initial_length = initial_length
-        self._theta = frequencies(self.dim, base=self.base, spacing=self.spacing)
+        # the even table that _at builds (odd dim: zero_pad drops to dim - 1, split adds the
+        # missing cosine, dropped again, and keeps the odd dim in the exponent)
+        even = self.dim + (self.dim % 2) * (1 if self.odd_dim == "split" else -1)
+        self._theta = frequencies(even, base=self.base, spacing=self.spacing)
+        if self.dim % 2 and self.odd_dim == "split":
+            self._theta = self.base ** (-np.arange(even // 2) * 2.0 / self.dim)
         self._perm = torch.from_numpy(
-            layout_permutation(self.dim, "concatenated", self.layout)
+            layout_permutation(even, "concatenated", self.layout)
         )
         (table,) = self._compute(initial_length, dtype, check_device(device))
         self.register_buffer("table", table, persistent=persistent)
@@ -541,7 +583,10 @@ class SinusoidalPositionalEncoding(_CachedTables):
                 base=self.base,
                 layout=self.layout,
                 spacing=self.spacing,
+                odd_dim=self.odd_dim,
             )
+            if self.padding_idx is not None and self.padding_idx < length:
+                rows[self.padding_idx] = 0.0  # fairseq's padding row
             table = torch.from_numpy(rows).to(device=device, dtype=dtype)
         _mark(table)
         return (table,)
@@ -553,7 +598,16 @@ class SinusoidalPositionalEncoding(_CachedTables):
         halves = torch.cat(
             (phase.sin(), phase.cos()), dim=-1
         )  # the concatenated layout
-        return (halves[..., self._perm.to(device)].to(self.table.dtype),)
+        rows = halves[..., self._perm.to(device)]
+        if rows.shape[-1] > self.dim:  # odd dim, "split": no cosine for the last sine
+            rows = rows[..., : self.dim]
+        elif rows.shape[-1] < self.dim:  # odd dim, "zero_pad": a last column of zeros
+            rows = torch.cat((rows, rows.new_zeros((*rows.shape[:-1], 1))), dim=-1)
+        if self.padding_idx is not None:  # fairseq: the padding position has a zero row
+            rows = rows.masked_fill(
+                (positions == self.padding_idx)[..., None].to(device), 0
+            )
+        return (rows.to(self.table.dtype),)
 
     def encoding(self, length: int, offset: int = 0) -> Tensor:
         """Rows ``offset … offset + length - 1`` of the table, shape (length, dim)."""
@@ -634,6 +688,8 @@ class SinusoidalPositionalEncoding(_CachedTables):
         return (
             f"dim={self.dim}, base={self.base:g}, layout={self.layout!r}, cached_length="
             f"{self.cached_length}, batch_first={self.batch_first}, persistent={self.persistent}"
+            + (f", odd_dim={self.odd_dim!r}" if self.dim % 2 else "")
+            + ("" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
         )
 
 
