@@ -189,6 +189,13 @@ def check_dim(dim: object, name: str = "dim") -> int:
     return int(dim)  # type: ignore[call-overload]
 
 
+def check_table_dim(dim: object, odd: bool) -> int:
+    """:func:`check_dim`, but an odd ``dim >= 3`` passes too when ``odd`` (under the same cap)."""
+    if odd and _is_integer(dim) and dim % 2 and dim >= 3:  # type: ignore[operator]
+        return check_dim(dim + 1) - 1  # type: ignore[operator]
+    return check_dim(dim)
+
+
 def check_real(
     value: object,
     name: str,

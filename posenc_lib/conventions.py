@@ -21,7 +21,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ._validation import MAX_LENGTH, check_choice, check_count, check_dim, check_index
+from ._validation import (
+    MAX_LENGTH,
+    check_choice,
+    check_count,
+    check_index,
+    check_table_dim,
+)
 from .encoding import sinusoidal
 
 __all__ = ["CONVENTIONS", "framework_rows", "framework_table"]
@@ -89,8 +95,7 @@ def framework_table(
     check_choice(convention, "convention", tuple(CONVENTIONS))
     length = check_count(length, "length", 0)
     spec = CONVENTIONS[convention]
-    odd = spec["spacing"] == "i/(d/2-1)" and isinstance(dim, int) and dim % 2 == 1
-    dim = check_dim(dim + 1) - 1 if odd and dim > 0 else check_dim(dim)
+    dim = check_table_dim(dim, spec["spacing"] == "i/(d/2-1)")
     if spec["spacing"] == "i/(d/2-1)" and dim - dim % 2 < 4:
         raise ValueError(
             f"dim must be an integer >= 4 for the {convention} convention (it divides by "

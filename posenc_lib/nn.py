@@ -74,6 +74,7 @@ from ._validation import (
     check_real,
     check_rotary_dim,
     check_seq_axis,
+    check_table_dim,
     check_token_tensor,
     check_torch_dtype,
 )
@@ -167,14 +168,6 @@ def _eager_only(reason: str):
         return torch.compiler.disable(reason=reason)
     except TypeError:  # torch < 2.7: no reason argument
         return torch.compiler.disable
-
-
-def _check_table_dim(dim: object, odd_dim: str | None) -> int:
-    """A sinusoidal module's ``dim``: even, or odd (>= 3) when ``odd_dim`` names a convention."""
-    if odd_dim is not None and isinstance(dim, int) and not isinstance(dim, bool):
-        if dim % 2 and dim >= 3:
-            return check_dim(dim + 1) - 1  # the cap of an even dim
-    return check_dim(dim)
 
 
 def _to_float64(positions: Tensor, device: torch.device) -> Tensor:
@@ -533,7 +526,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
         self.odd_dim = (
             None if odd_dim is None else check_choice(odd_dim, "odd_dim", ODD_DIMS)
         )
-        self.dim = _check_table_dim(dim, self.odd_dim)
+        self.dim = check_table_dim(dim, self.odd_dim is not None)
         self.base = check_base(base)
         self.layout = check_choice(layout, "layout", LAYOUTS)
         self.spacing = check_choice(spacing, "spacing", SPACINGS)
