@@ -69,6 +69,7 @@ __all__ = [
     "check_rotary_dim",
     "check_seq_axis",
     "check_sequence",
+    "check_table_dim",
     "check_table_size",
     "check_tensor",
     "check_token_positions",
