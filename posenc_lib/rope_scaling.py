@@ -9,27 +9,27 @@ returns the float64 :math:`\theta_i` and :math:`a`, and
 :class:`posenc_lib.scaled_rotary.ScaledRotaryEmbedding` applies them. The methods, with the key
 of ``transformers.modeling_rope_utils.ROPE_INIT_FUNCTIONS`` (transformers 5.23) as their name:
 
-=================  =========================================================================
-``rope_type``      :math:`\theta_i` (and attention factor :math:`a`, 1 unless stated)
-=================  =========================================================================
-``"default"``      :math:`b^{-2i/r}`
-``"linear"``       :math:`b^{-2i/r}/s` (position interpolation, ``factor`` :math:`s`)
-``"dynamic"``      dynamic NTK: :math:`b'^{-2i/r}`,
-                   :math:`b' = b\,(sL/M - s + 1)^{r/(r-2)}`, :math:`L = \max(\ell, M)`,
-                   :math:`\ell` the current length, :math:`M` = ``max_position_embeddings``
-``"yarn"``         YaRN: :math:`\theta_i = (1-\gamma_i)\,b^{-2i/r}/s + \gamma_i\,b^{-2i/r}`,
-                   :math:`\gamma_i` a linear ramp between the correction dimensions of
-                   ``beta_fast`` and ``beta_slow`` rotations over :math:`M_0`
-                   (``original_max_position_embeddings``);
-                   :math:`a = 0.1\ln s + 1` (or ``mscale``/``mscale_all_dim``'s ratio)
-``"longrope"``     LongRoPE: :math:`b^{-2i/r}/\lambda_i`, :math:`\lambda` = ``short_factor`` up to
-                   ``original_max_position_embeddings`` and ``long_factor`` beyond;
-                   :math:`a = \sqrt{1 + \ln s/\ln M_0}`
-``"llama3"``       Llama 3.1: wavelengths above ``M_0/low_freq_factor`` divided by :math:`s`,
-                   below ``M_0/high_freq_factor`` kept, smoothly blended between
-``"proportional"`` the first ``partial_rotary_factor`` of the pairs at :math:`b^{-2i/h}/s`
-                   (exponent over the whole head), the other pairs not rotated
-=================  =========================================================================
+==================  =========================================================================
+``rope_type``       :math:`\theta_i` (and attention factor :math:`a`, 1 unless stated)
+==================  =========================================================================
+``"default"``       :math:`b^{-2i/r}`
+``"linear"``        :math:`b^{-2i/r}/s` (position interpolation, ``factor`` :math:`s`)
+``"dynamic"``       dynamic NTK: :math:`b'^{-2i/r}`,
+                    :math:`b' = b\,(sL/M - s + 1)^{r/(r-2)}`, :math:`L = \max(\ell, M)`,
+                    :math:`\ell` the current length, :math:`M` = ``max_position_embeddings``
+``"yarn"``          YaRN: :math:`\theta_i = (1-\gamma_i)\,b^{-2i/r}/s + \gamma_i\,b^{-2i/r}`,
+                    :math:`\gamma_i` a linear ramp between the correction dimensions of
+                    ``beta_fast`` and ``beta_slow`` rotations over :math:`M_0`
+                    (``original_max_position_embeddings``);
+                    :math:`a = 0.1\ln s + 1` (or ``mscale``/``mscale_all_dim``'s ratio)
+``"longrope"``      LongRoPE: :math:`b^{-2i/r}/\lambda_i`, :math:`\lambda` = ``short_factor`` up to
+                    ``original_max_position_embeddings`` and ``long_factor`` beyond;
+                    :math:`a = \sqrt{1 + \ln s/\ln M_0}`
+``"llama3"``        Llama 3.1: wavelengths above ``M_0/low_freq_factor`` divided by :math:`s`,
+                    below ``M_0/high_freq_factor`` kept, smoothly blended between
+``"proportional"``  the first ``partial_rotary_factor`` of the pairs at :math:`b^{-2i/h}/s`
+                    (exponent over the whole head), the other pairs not rotated
+==================  =========================================================================
 
 Everything is computed in float64 (transformers computes the same formulas in float32);
 ``"dynamic"`` and ``"longrope"`` depend on the current length (``seq_len``).
@@ -64,7 +64,7 @@ from ._validation import (
 
 __all__ = ["MAX_FACTOR", "ROPE_TYPES", "RopeScaling"]
 
-#: The scaling methods: ``"default"`` and the keys of transformers' ``ROPE_INIT_FUNCTIONS``.
+#: Every scaling method, ``"default"`` and the keys of transformers' ``ROPE_INIT_FUNCTIONS``.
 ROPE_TYPES = (
     "default",
     "linear",
@@ -143,7 +143,7 @@ class RopeScaling:
     low_freq_factor, high_freq_factor : float
         ``"llama3"``: wavelength thresholds :math:`M_0/\text{low}` and :math:`M_0/\text{high}`
         (defaults 1 and 4, Llama 3.1's; high > low).
-    short_factor, long_factor : sequence of float, optional
+    short_factor, long_factor : array_like, optional
         ``"longrope"``: one factor per rotated pair (required there).
     partial_rotary_factor : float
         The rotated fraction :math:`p \in (0, 1]` of the head (default 1): ``r = int(p h)``

@@ -48,7 +48,7 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
         Size of the last axis of q and k, positive and even.
     base
         The base :math:`b > 1` (Hugging Face's ``rope_theta``).
-    scaling
+    scaling : posenc_lib.rope_scaling.RopeScaling, optional
         The schedule (default: ``RopeScaling()``, plain rotary). Its ``partial_rotary_factor``
         sets the rotated dimension.
     pairing

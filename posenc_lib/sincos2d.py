@@ -75,7 +75,7 @@ def sincos_2d(
         Divides the coordinates (diffusers' ``interpolation_scale``, default 1).
     base : float
         The base :math:`b > 1` of the frequencies.
-    dtype : numpy dtype
+    dtype : numpy.dtype
         float32 or float64 (default).
 
     Returns
