@@ -40,7 +40,7 @@ _UPDATE_UNDER_COMPILE = (
 
 
 class ScaledRotaryEmbedding(RotaryEmbedding):
-    r"""Rotary embedding with a frequency schedule and attention factor (:class:`RopeScaling`).
+    r"""Rotary embedding scaled by a :class:`~posenc_lib.rope_scaling.RopeScaling`.
 
     Parameters
     ----------
