@@ -69,6 +69,7 @@ __all__ = [
     "check_rotary_dim",
     "check_seq_axis",
     "check_sequence",
+    "check_table_dim",
     "check_table_size",
     "check_tensor",
     "check_token_positions",
@@ -187,6 +188,13 @@ def check_dim(dim: object, name: str = "dim") -> int:
             _message(name, f"an even integer <= MAX_DIM = {MAX_DIM}", describe(dim))
         )
     return int(dim)  # type: ignore[call-overload]
+
+
+def check_table_dim(dim: object, odd: bool) -> int:
+    """:func:`check_dim`, but an odd ``dim >= 3`` passes too when ``odd`` (under the same cap)."""
+    if odd and _is_integer(dim) and dim % 2 and dim >= 3:  # type: ignore[operator]
+        return check_dim(dim + 1) - 1  # type: ignore[operator]
+    return check_dim(dim)
 
 
 def check_real(
@@ -701,6 +709,10 @@ def check_seq_axis(seq_axis: object, x: Any) -> int:
     return int(seq_axis) % x.ndim  # type: ignore[call-overload]
 
 
+def _positions_shape(length: int, batch: int | None) -> str:
+    return f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
+
+
 def check_position_tensor(
     positions: object, length: int, batch: int | None, *, integer: bool = False
 ) -> Any:
@@ -726,16 +738,19 @@ def check_position_tensor(
             "positions must not require grad (positions are indices, not trainable values); "
             "pass positions.detach()"
         )
-    expected = f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
-    shape = f"shape {tuple(positions.shape)}"
+    # The sizes are compared with explicit == / != and formatted only once a test failed:
+    # under torch.compile(dynamic=True) they are symbolic, and Dynamo evaluates a membership
+    # test (`in (1, batch)`) on symbols formatted into strings wrongly (issue 23).
     ok_shape = positions.ndim == 1 or (positions.ndim == 2 and batch is not None)
     if not ok_shape or positions.shape[-1] != length:
         raise ValueError(
-            f"positions must have shape {expected} (one position per token), got {shape}"
+            f"positions must have shape {_positions_shape(length, batch)} (one position per "
+            f"token), got shape {tuple(positions.shape)}"
         )
-    if positions.ndim == 2 and positions.shape[0] not in (1, batch):
+    if positions.ndim == 2 and positions.shape[0] != 1 and positions.shape[0] != batch:
         raise ValueError(
-            f"positions must have shape {expected} (one row per batch entry), got {shape}"
+            f"positions must have shape {_positions_shape(length, batch)} (one row per batch "
+            f"entry), got shape {tuple(positions.shape)}"
         )
     if not torch.compiler.is_compiling() and positions.numel():
         values = positions.detach()

@@ -221,6 +221,15 @@ def _good_table():
                 "ALiBi",
             )
         },
+        "alibi_falcon.FalconALiBi.rotate": {
+            "q": torch.zeros(4, 8),
+            "k": torch.zeros(4, 8),
+        },
+        "scaled_rotary.ScaledRotaryEmbedding.rotate_one": {"x": torch.zeros(4, 8)},
+        "scaled_rotary.ScaledRotaryEmbedding.rotate": {
+            "q": torch.zeros(4, 8),
+            "k": torch.zeros(4, 8),
+        },
         "nn.TinyTransformer.forward": {"tokens": tokens},
         "shift_invariance.rotary_scores": {
             "q": np.ones(8),
@@ -229,6 +238,7 @@ def _good_table():
             "n": [2, 3],
         },
         "shift_invariance.hankel_projection": {"g": mat8},
+        "sincos2d.sincos_2d": {"grid_size": (2, 3)},
         "special.cin": {"x": [0.5, 1.0, 10.0]},
         "special.cosine_integral": {"x": [0.5, 1.0, 10.0]},
     }
