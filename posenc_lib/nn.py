@@ -54,6 +54,7 @@ from torch import Tensor, nn
 
 from . import _validation
 from ._validation import (
+    check_attention_scores,
     check_base,
     check_bool,
     check_cache_size,
@@ -747,6 +748,12 @@ class RotaryEmbedding(_CachedTables):
             interpolation_factor, "interpolation_factor", above=0.0
         )
         initial_length = check_count(initial_length, "initial_length", 1)
+        if (initial_length - 1) / self.interpolation_factor > MAX_POSITION:
+            raise ValueError(
+                f"interpolation_factor must be >= (initial_length - 1) / 2**52 = "
+                f"{(initial_length - 1) / MAX_POSITION:.3g} (positions / factor exact in "
+                f"float64), got {self.interpolation_factor:g}"
+            )
         dtype = check_torch_dtype(dtype)
         check_cache_size(
             initial_length, self.rotary_dim, dtype, "initial_length", "rotary_dim"
@@ -1067,6 +1074,7 @@ class SelfAttention(nn.Module):
         )
         if bias is not None:
             scores = scores + bias
+        check_attention_scores(scores, x)
         if self.causal:
             future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(
                 1

@@ -5,6 +5,7 @@
 test to seconds.
 """
 
+import importlib.util
 import json
 import os
 import signal
@@ -18,6 +19,11 @@ import pytest
 from posenc_lib._cli import partial_path, writable_output_path, write_json_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The experiment command line trains torch models (make check-oldest runs without torch too).
+needs_torch = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None,
+    reason="python -m posenc_lib.experiments needs torch",
+)
 #: Options of a tiny experiment grid (one run takes well under a second of training).
 TINY = [
     "--tasks",
@@ -162,6 +168,7 @@ def test_concurrent_writers_never_collide(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 
+@needs_torch
 @pytest.mark.parametrize(
     ("options", "phrases"),
     [
@@ -207,6 +214,7 @@ def test_experiments_bad_options_are_usage_errors(tmp_path, capsys, options, phr
     assert not out.exists()
 
 
+@needs_torch
 @pytest.mark.parametrize(
     ("out", "phrase"),
     [("{tmp}", "is a folder, not a file"), ("{file}/x.json", "is not a folder")],
@@ -221,6 +229,7 @@ def test_experiments_unwritable_out_fails_before_training(tmp_path, out, phrase)
     assert done.stdout == "" and time.monotonic() - started < 60
 
 
+@needs_torch
 def test_experiments_writes_atomically_and_reports(tmp_path):
     out = tmp_path / "sub" / "res.json"
     done = run("-m", "posenc_lib.experiments", *TINY, "--out", out)
@@ -232,6 +241,7 @@ def test_experiments_writes_atomically_and_reports(tmp_path):
     ]  # no temporary file left
 
 
+@needs_torch
 def test_experiments_ctrl_c_keeps_the_finished_runs(tmp_path):
     out = tmp_path / "res.json"
     slow = [*TINY, "--seeds", "0", "1", "2", "3", "--steps", "300", "--out", out]
@@ -250,6 +260,7 @@ def test_experiments_ctrl_c_keeps_the_finished_runs(tmp_path):
     assert not out.exists()
 
 
+@needs_torch
 def test_experiments_ctrl_c_before_a_run_finishes_writes_nothing(tmp_path):
     out = tmp_path / "res.json"
     code, _, stderr = interrupt_after(
