@@ -79,10 +79,11 @@ def writable_output_path(path: str | os.PathLike[str]) -> Path:
     path = Path(text).expanduser()
     if path.name in ("", ".", ".."):
         raise OutputError(f"{text!r} names a folder, not a file")
+    _check_name_length(path)
     target = _target(path)
     try:
         mode = os.stat(target).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # the folder checks below say which
         mode = None
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
@@ -101,15 +102,6 @@ def writable_output_path(path: str | os.PathLike[str]) -> Path:
             f"cannot create the folder {folder}: {exc.strerror or exc}"
         ) from None
     try:
-        limit = os.pathconf(folder, "PC_NAME_MAX")
-    except (OSError, ValueError):  # pragma: no cover - no pathconf on this platform
-        limit = 255
-    if len(os.fsencode(target.name)) > limit:
-        raise OutputError(
-            f"the file name {target.name[:40]}... is {len(os.fsencode(target.name))} bytes "
-            f"long, over this file system's limit of {limit}"
-        )
-    try:
         handle, probe = tempfile.mkstemp(
             dir=folder, prefix=_temp_prefix(target), suffix=".probe"
         )
@@ -118,6 +110,23 @@ def writable_output_path(path: str | os.PathLike[str]) -> Path:
     os.close(handle)
     os.unlink(probe)
     return path
+
+
+def _check_name_length(path: Path) -> None:
+    """Refuse a file name longer than its file system allows (``ENAMETOOLONG`` later)."""
+    existing = path.parent
+    while not existing.is_dir() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        limit = os.pathconf(existing, "PC_NAME_MAX")
+    except (OSError, ValueError):  # pragma: no cover - no pathconf on this platform
+        limit = 255
+    size = len(os.fsencode(path.name))
+    if size > limit:
+        raise OutputError(
+            f"the file name {path.name[:40]}... is {size} bytes long, over this file "
+            f"system's limit of {limit}"
+        )
 
 
 def _temp_prefix(target: Path) -> str:

@@ -97,6 +97,7 @@ from .nn import MAX_LAYERS, SCHEMES, TinyTransformer
 __all__ = [
     "EVAL_SEED",
     "IGNORE",
+    "MAX_STEP_BYTES",
     "TASKS",
     "Config",
     "build_model",

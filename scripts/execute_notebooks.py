@@ -20,6 +20,13 @@ changed:
 ``--normalize-only`` applies the last three without executing (execution counts are left as
 they are: only a run in order can renumber them). ``tests/test_notebook_hygiene.py`` checks
 every notebook for exactly these properties.
+
+Every path is checked before the first notebook runs (a usage error, exit status 2, names a
+missing file, a folder or a file that is not a notebook). A notebook is rewritten only when its
+bytes change, atomically (a temporary file beside it, then a rename: ``posenc_lib._cli``), so a
+full disk, an error or Ctrl-C never leaves a truncated notebook: the file is the old one or the
+new one. A failed cell or write leaves the notebook as it was and exits with status 1; Ctrl-C
+exits with status 130; each says so in one line.
 """
 
 from __future__ import annotations
@@ -31,6 +38,13 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # the library, when not installed
+from posenc_lib._cli import interrupt_once, report_write_error, write_atomic
+
+PROG = "execute_notebooks.py"
 
 TIMEOUT_PER_CELL_S = 600
 
@@ -79,18 +93,26 @@ def normalize(notebook: Any) -> Any:
     return notebook
 
 
+class CellError(Exception):
+    """A cell raised, or the kernel died: the notebook is not rewritten."""
+
+
 def execute(path: Path) -> Any:
     """Execute ``path`` top to bottom in a fresh kernel; return the executed notebook."""
     from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, DeadKernelError
 
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(
-        notebook,
-        timeout=TIMEOUT_PER_CELL_S,
-        kernel_name="python3",
-        record_timing=False,
-        resources={"metadata": {"path": str(path.parent)}},
-    ).execute()
+    try:
+        NotebookClient(
+            notebook,
+            timeout=TIMEOUT_PER_CELL_S,
+            kernel_name="python3",
+            record_timing=False,
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()
+    except (CellExecutionError, DeadKernelError) as exc:
+        raise CellError(str(exc)) from None
     return notebook
 
 
@@ -98,8 +120,28 @@ def process(path: Path, *, run: bool = True) -> bool:
     """Execute (unless ``run`` is False) and normalize ``path`` in place; True if it changed."""
     before = path.read_bytes()
     notebook = execute(path) if run else nbformat.read(path, as_version=4)
-    nbformat.write(normalize(notebook), path)
-    return path.read_bytes() != before
+    after = (nbformat.writes(normalize(notebook)) + "\n").encode("utf-8")
+    if after != before:  # an unchanged notebook is not even rewritten
+        write_atomic(after, path)
+    return after != before
+
+
+def check_notebook(path: Path) -> str | None:
+    """Why ``path`` cannot be executed in place (one line), or None."""
+    if not path.exists():
+        return f"{path}: no such file"
+    if not path.is_file():
+        return f"{path}: not a regular file"
+    try:
+        nbformat.read(path, as_version=4)
+    except OSError as exc:
+        return f"{path}: cannot read it: {exc.strerror or exc}"
+    except (
+        Exception
+    ) as exc:  # nbformat raises many kinds for a file that is not a notebook
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return f"{path}: not a Jupyter notebook ({first[:120]})"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,14 +153,37 @@ def main(argv: list[str] | None = None) -> int:
         help="strip tool metadata and merge streams without executing",
     )
     args = parser.parse_args(argv)
-    for path in args.notebooks:
-        started = time.perf_counter()
-        changed = process(path, run=not args.normalize_only)
-        verb = "normalized" if args.normalize_only else "executed"
-        state = "changed" if changed else "unchanged"
-        print(f"{path}: {verb} in {time.perf_counter() - started:.1f} s, {state}")
+    problems = [p for p in map(check_notebook, args.notebooks) if p]
+    if problems:
+        parser.error("; ".join(problems))
+    path = args.notebooks[0]
+    with interrupt_once():  # a second Ctrl-C cannot cut the one line of the first short
+        try:
+            for path in args.notebooks:
+                started = time.perf_counter()
+                changed = process(path, run=not args.normalize_only)
+                verb = "normalized" if args.normalize_only else "executed"
+                state = "changed" if changed else "unchanged"
+                print(
+                    f"{path}: {verb} in {time.perf_counter() - started:.1f} s, {state}"
+                )
+        except KeyboardInterrupt:
+            print(f"{PROG}: interrupted in {path} ({path} untouched)", file=sys.stderr)
+            return 130
+        except OSError as exc:
+            return report_write_error(PROG, path, exc, f"{path} untouched")
+        except CellError as exc:
+            print(
+                f"{PROG}: {path}: a cell failed ({path} untouched):\n{exc}",
+                file=sys.stderr,
+            )
+            return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # while checking the paths (main handles it later)
+        print(f"{PROG}: interrupted; nothing written", file=sys.stderr)
+        sys.exit(130)
