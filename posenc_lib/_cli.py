@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = [
+    "Interrupt",
     "OutputError",
     "interrupt_once",
     "partial_path",
@@ -181,25 +182,36 @@ def write_json_atomic(data: object, path: str | os.PathLike[str]) -> Path:
     return write_atomic(json.dumps(data, indent=1) + "\n", path)
 
 
+class Interrupt:
+    """What :func:`interrupt_once` saw: ``pressed`` is True once Ctrl-C was pressed."""
+
+    pressed = False
+
+
 @contextlib.contextmanager
-def interrupt_once() -> Iterator[None]:
+def interrupt_once() -> Iterator[Interrupt]:
     """Inside: the first Ctrl-C raises KeyboardInterrupt, later ones are ignored.
 
     So that the handler of the first (which saves the finished work, then prints one line) is
-    not cut short by a second Ctrl-C pressed a moment later. The previous SIGINT handler is
-    restored on exit. Outside the main thread (where signals cannot be handled) it does nothing.
+    not cut short by a second Ctrl-C pressed a moment later. Yields an :class:`Interrupt` whose
+    ``pressed`` tells a caller that the exception it caught came from Ctrl-C, even where a
+    library turned the KeyboardInterrupt into another exception while cleaning up. The previous
+    SIGINT handler is restored on exit. Outside the main thread (where signals cannot be
+    handled) it does nothing.
     """
+    state = Interrupt()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield state
         return
 
     def first(signum: int, frame: object) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        state.pressed = True
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGINT, first)
     try:
-        yield
+        yield state
     finally:
         signal.signal(signal.SIGINT, previous)
 

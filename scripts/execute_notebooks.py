@@ -103,16 +103,23 @@ def execute(path: Path) -> Any:
     from nbclient.exceptions import CellExecutionError, DeadKernelError
 
     notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=TIMEOUT_PER_CELL_S,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     try:
-        NotebookClient(
-            notebook,
-            timeout=TIMEOUT_PER_CELL_S,
-            kernel_name="python3",
-            record_timing=False,
-            resources={"metadata": {"path": str(path.parent)}},
-        ).execute()
-    except (CellExecutionError, DeadKernelError) as exc:
-        raise CellError(str(exc)) from None
+        client.execute()
+    except BaseException as exc:
+        # nbclient handles Ctrl-C (and SIGTERM) itself: its handler shuts the kernel down and
+        # leaves this attribute; the cell then fails with "Kernel died" or worse. Say Ctrl-C.
+        if hasattr(client, "_async_cleanup_kernel_future"):
+            raise KeyboardInterrupt from None
+        if isinstance(exc, (CellExecutionError, DeadKernelError)):
+            raise CellError(str(exc)) from None
+        raise
     return notebook
 
 
@@ -157,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         parser.error("; ".join(problems))
     path = args.notebooks[0]
-    with interrupt_once():  # a second Ctrl-C cannot cut the one line of the first short
+    # A second Ctrl-C cannot cut the one line of the first short; nbclient may turn the
+    # KeyboardInterrupt into another error while it shuts the kernel down: ``ctrl_c`` tells.
+    with interrupt_once() as ctrl_c:
         try:
             for path in args.notebooks:
                 started = time.perf_counter()
@@ -167,17 +176,19 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"{path}: {verb} in {time.perf_counter() - started:.1f} s, {state}"
                 )
-        except KeyboardInterrupt:
-            print(f"{PROG}: interrupted in {path} ({path} untouched)", file=sys.stderr)
-            return 130
-        except OSError as exc:
-            return report_write_error(PROG, path, exc, f"{path} untouched")
-        except CellError as exc:
-            print(
-                f"{PROG}: {path}: a cell failed ({path} untouched):\n{exc}",
-                file=sys.stderr,
-            )
-            return 1
+        except BaseException as exc:
+            if ctrl_c.pressed or isinstance(exc, KeyboardInterrupt):
+                print(
+                    f"{PROG}: interrupted in {path} ({path} untouched)", file=sys.stderr
+                )
+                return 130
+            if isinstance(exc, OSError):
+                return report_write_error(PROG, path, exc, f"{path} untouched")
+            if isinstance(exc, CellError):
+                print(f"{PROG}: {path}: a cell failed ({path} untouched):\n{exc}",
+                      file=sys.stderr)  # fmt: skip
+                return 1
+            raise
     return 0
 
 

@@ -1,4 +1,4 @@
-"""A full disk for the fault-injection tests: a 64 KiB tmpfs, filled up.
+"""A full disk for the fault-injection tests: a tiny tmpfs (64 KiB), filled up.
 
 Mounting needs root (CI's container runs the tests as root); elsewhere the tests that use it
 skip, saying why.
@@ -18,15 +18,15 @@ import pytest
 
 
 @contextlib.contextmanager
-def tiny_disk(where: Path) -> Iterator[Path]:
-    """A 64 KiB tmpfs mounted at ``where`` (made); unmounted on exit. Skips unless possible."""
+def tiny_disk(where: Path, size: str = "64k") -> Iterator[Path]:
+    """A tmpfs of ``size`` mounted at ``where`` (made); unmounted on exit. Skips unless possible."""
     if os.geteuid() != 0:
         pytest.skip("a full disk is a tiny tmpfs, and mounting one needs root")
     if shutil.which("mount") is None:
         pytest.skip("no mount command here")
     where.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
         capture_output=True,
         text=True,
     )

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import nbformat
 import pytest
+from helpers_disk import fill, tiny_disk
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "execute_notebooks.py"
 spec = importlib.util.spec_from_file_location("execute_notebooks", SCRIPT)
@@ -97,3 +103,110 @@ def test_executing_an_unchanged_notebook_twice_gives_the_same_bytes(
     assert "execution" not in executed.cells[0].metadata
     assert execute_notebooks.process(path) is False
     assert path.read_bytes() == first
+
+
+# ---------------------------------------------------------------------------------------------
+# faults (issue 27): bad paths, a full disk, Ctrl-C; never a truncated notebook, one line each
+# ---------------------------------------------------------------------------------------------
+
+ROOT = SCRIPT.parents[1]
+
+
+def run_script(script: str, *args: object) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_bad_paths_are_one_usage_error_before_any_run(tmp_path: Path) -> None:
+    good = tmp_path / "good.ipynb"
+    nbformat.write(messy_notebook(), good)
+    before = good.read_bytes()
+    (tmp_path / "notes.ipynb").write_text("not json")
+    done = run_script(
+        "execute_notebooks.py", good, tmp_path / "missing.ipynb", tmp_path,
+        tmp_path / "notes.ipynb",
+    )  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "missing.ipynb: no such file" in last
+    assert f"{tmp_path}: not a regular file" in last
+    assert "notes.ipynb: not a Jupyter notebook" in last
+    assert good.read_bytes() == before  # nothing ran, the good one included
+
+
+def test_a_full_disk_leaves_the_notebook_whole(tmp_path: Path) -> None:
+    with tiny_disk(tmp_path / "disk") as disk:
+        path = disk / "messy.ipynb"
+        nbformat.write(messy_notebook(), path)
+        before = path.read_bytes()
+        fill(disk)
+        done = run_script("execute_notebooks.py", "--normalize-only", path)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.strip() == (
+            f"execute_notebooks.py: cannot write {path}: No space left on device;"
+            f" {path} untouched"
+        )
+        assert path.read_bytes() == before  # was: truncated to invalid JSON
+        assert sorted(p.name for p in disk.iterdir()) == ["filler", "messy.ipynb"]
+
+
+def test_ctrl_c_while_executing_leaves_the_notebook_and_says_one_line(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    path = tmp_path / "slow.ipynb"
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata = messy_notebook().metadata
+    notebook.cells = [nbformat.v4.new_code_cell("import time\ntime.sleep(120)")]
+    nbformat.write(notebook, path)
+    before = path.read_bytes()
+    proc = subprocess.Popen(
+        [sys.executable, str(SCRIPT), path],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(8)  # the kernel has started and sleeps
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.003)
+    proc.send_signal(signal.SIGINT)  # a second one, a moment later
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    ours = [
+        line for line in stderr.splitlines() if line.startswith("execute_notebooks")
+    ]
+    # (the rest of stderr is the kernel's own, which it shares with this process)
+    assert ours == [f"execute_notebooks.py: interrupted in {path} ({path} untouched)"]
+    assert stderr.strip().splitlines()[-1] == ours[0], stderr
+    assert path.read_bytes() == before
+
+
+def test_make_colab_bad_out_and_full_disk(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    done = run_script("make_colab.py", "--out", afile)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "argument --out: cannot make the folder" in done.stderr
+    with tiny_disk(tmp_path / "disk", size="4m") as disk:
+        out = disk / "colab"
+        assert run_script("make_colab.py", "--out", out).returncode == 0
+        editions = sorted(out.glob("*.ipynb"))
+        stale = editions[0]
+        stale.write_text("{}\n")  # out of date: make colab must rewrite it
+        others = {p.name: p.read_bytes() for p in editions[1:]}
+        fill(disk)
+        done = run_script("make_colab.py", "--out", out)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.strip() == (
+            f"make_colab.py: cannot write {stale}: No space left on device;"
+            f" 0 written before it, each whole; {stale.name} untouched"
+        )
+        assert json.loads(stale.read_text()) == {}  # whole, not truncated
+        assert {p.name: p.read_bytes() for p in editions[1:]} == others
+        assert not [p for p in out.iterdir() if p.name.startswith(".")]
