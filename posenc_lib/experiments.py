@@ -78,6 +78,7 @@ from ._cli import (
 )
 from ._validation import (
     DEFAULT_MAX_BYTES,
+    MAX_LENGTH,
     check_base,
     check_bool,
     check_choice,
@@ -246,8 +247,8 @@ class Config:
         check_choice(self.scheme, "scheme", SCHEMES)
         check_base(self.base)
         check_count(self.k, "k", 1 if self.task == "offset" else 0)
-        for name in ("vocab_size", "train_length"):
-            check_count(getattr(self, name), name, 2)
+        check_count(self.vocab_size, "vocab_size", 2)
+        check_count(self.train_length, "train_length", 2, MAX_LENGTH)
         check_count(self.n_layers, "n_layers", 1, MAX_LAYERS)
         for name in (
             "dim",
@@ -262,6 +263,11 @@ class Config:
         check_real(self.lr, "lr", above=0.0, below=1.0)
         multiples = check_vector(self.test_multiples, "test_multiples", minimum=1.0)
         object.__setattr__(self, "test_multiples", tuple(float(m) for m in multiples))
+        if self.train_length * float(np.max(multiples)) > MAX_LENGTH:
+            raise ValueError(
+                f"train_length x test_multiples (the longest test sequence) must be <= "
+                f"{MAX_LENGTH} tokens, got {self.train_length} x {float(np.max(multiples)):g}"
+            )
         first = self.k if self.task == "offset" else self.k + 1
         check_count(self.train_length, "train_length", first + 1)
         check_run_device(self.device)  # here, not at the first tensor in run()

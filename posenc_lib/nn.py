@@ -748,16 +748,17 @@ class RotaryEmbedding(_CachedTables):
             interpolation_factor, "interpolation_factor", above=0.0
         )
         initial_length = check_count(initial_length, "initial_length", 1)
+        dtype = check_torch_dtype(dtype)
+        check_cache_size(
+            initial_length, self.rotary_dim, dtype, "initial_length", "rotary_dim"
+        )
+        # (initial_length is bounded by now: the division cannot overflow)
         if (initial_length - 1) / self.interpolation_factor > MAX_POSITION:
             raise ValueError(
                 f"interpolation_factor must be >= (initial_length - 1) / 2**52 = "
                 f"{(initial_length - 1) / MAX_POSITION:.3g} (positions / factor exact in "
                 f"float64), got {self.interpolation_factor:g}"
             )
-        dtype = check_torch_dtype(dtype)
-        check_cache_size(
-            initial_length, self.rotary_dim, dtype, "initial_length", "rotary_dim"
-        )
         self._theta = frequencies(self.rotary_dim, base=self.base)
         cos, sin = self._compute(initial_length, dtype, check_device(device))
         self.register_buffer("cos", cos, persistent=False)

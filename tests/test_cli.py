@@ -268,11 +268,11 @@ def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
         ),
         (
             ["--train-length", "100000000"],
-            ["argument --train-length: batch_size x train_length:", "over the limit"],
+            ["argument --train-length: train_length x test_multiples (the longest"],
         ),
         (
             ["--test-multiples", "1e12"],
-            ["argument --test-multiples: eval_sequences x test_multiples:"],
+            ["argument --test-multiples: train_length x test_multiples (the longest"],
         ),
     ],
 )

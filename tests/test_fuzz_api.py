@@ -766,8 +766,12 @@ ISSUE27_CASES = [
         ("batch_size 1e8", lambda m: m.experiments.Config(batch_size=100_000_000),
          ("raises", ValueError, r"^batch_size x train_length: .* over the limit")),
         ("train_length 1e8", lambda m: m.experiments.Config(train_length=100_000_000),
+         ("raises", ValueError, r"^train_length x test_multiples \(the longest test sequence")),
+        ("train_length 1e5", lambda m: m.experiments.Config(train_length=100_000),
          ("raises", ValueError, r"^batch_size x train_length: .* over the limit")),
         ("test_multiples 1e12", lambda m: m.experiments.Config(test_multiples=(1e12,)),
+         ("raises", ValueError, r"^train_length x test_multiples \(the longest test")),
+        ("eval memory", lambda m: m.experiments.Config(test_multiples=(1000,)),
          ("raises", ValueError, r"^eval_sequences x test_multiples: .* over the limit")),
 ]  # fmt: skip
 
