@@ -79,10 +79,16 @@ BOOK_STAMP := _build/html/.build-passed
 
 book: $(BOOK_STAMP)  ## build the HTML book into _build/html from the stored outputs (fails on any warning or stored error)
 
+# A failed build (or check) moves what _build/html holds to _build/html.failed: no stale book
+# is left in _build/html looking current (to be served, checked or published).
 $(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py
 	@rm -f $@
-	$(PY) scripts/check_outputs.py --errors
-	$(BIN)/jupyter-book build . --all $(JB_FLAGS)
+	@if ! { echo "$(PY) scripts/check_outputs.py --errors" && $(PY) scripts/check_outputs.py --errors \
+	  && echo "$(BIN)/jupyter-book build . --all $(JB_FLAGS)" \
+	  && $(BIN)/jupyter-book build . --all $(JB_FLAGS); }; then \
+	  rm -rf _build/html.failed; if [ -d _build/html ]; then mv _build/html _build/html.failed; fi; \
+	  echo "make book: the build failed: _build/html holds no book (what there was is in _build/html.failed)" >&2; \
+	  exit 1; fi
 	touch $@
 
 check-book: book  ## build the book, then check it renders offline and links every chapter to Colab

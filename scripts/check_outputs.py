@@ -22,8 +22,8 @@ names them; ``cell M`` is the index among all cells, as nbformat counts) and wha
       place at unit scale, ``9.6e-08``);
     * a float32 printed to its last bit: a number of 7 or more significant digits inside a
       ``dtype=float32`` array repr or an ``np.float32(...)`` scalar repr;
-    * a numpy >= 2 scalar repr (``np.float64(0.5)``, ``np.True_``): numpy 1.x, which pyproject
-      supports, prints ``0.5`` and ``True``.
+    * a numpy >= 2 scalar repr (``np.float64(0.5)``, ``np.True_``): noise, and numpy 1.x (below
+      pyproject's floor since issue 27, still on readers' machines) prints ``0.5`` and ``True``.
 
     Not flagged: a number written right after ``<``, ``<=``, ``>``, ``>=``, ``≤`` or ``≥`` (a
     bound, as :func:`posenc_lib.notebook.fmt_small` prints it), a one-digit mantissa with no
