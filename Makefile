@@ -86,7 +86,7 @@ $(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py
 	@if ! { echo "$(PY) scripts/check_outputs.py --errors" && $(PY) scripts/check_outputs.py --errors \
 	  && echo "$(BIN)/jupyter-book build . --all $(JB_FLAGS)" \
 	  && $(BIN)/jupyter-book build . --all $(JB_FLAGS); }; then \
-	  rm -rf _build/html.failed; if [ -d _build/html ]; then mv _build/html _build/html.failed; fi; \
+	  if [ -d _build/html ]; then rm -rf _build/html.failed; mv _build/html _build/html.failed; fi; \
 	  echo "make book: the build failed: _build/html holds no book (what there was is in _build/html.failed)" >&2; \
 	  exit 1; fi
 	touch $@

@@ -7,6 +7,8 @@ package installed, its examples run like every other.
 """
 
 import importlib.util
+import sys
+from pathlib import Path
 
 #: Modules (and test helpers) whose import or examples need a package beyond numpy.
 _NEEDS = {
@@ -36,3 +38,37 @@ def pytest_terminal_summary(terminalreporter):
             for key, value in getattr(report, "user_properties", ()):
                 if key.startswith("api_"):
                     terminalreporter.write_line(str(value))
+
+
+def pytest_configure(config):
+    """Under nbval, a cell's figures must also be the same pictures as the stored ones.
+
+    nbval compares text, not images; ``scripts/execute_notebooks.py`` keeps a stored figure
+    whose re-rendering is the same picture (:func:`same_figure`). Checking that here, on every
+    nbval run of every chapter (``make test``, ``make check-portable``), shows that ``make
+    execute`` on an unchanged chapter changes no byte, without executing the chapters twice.
+    Figures stored by another matplotlib version are not compared (``make check-oldest``).
+    """
+    if not getattr(config.option, "nbval", False):
+        return
+    from nbval.plugin import IPyNbCell
+
+    if getattr(IPyNbCell.compare_outputs, "figures_checked", False):
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "scripts"))
+    from execute_notebooks import figure_differences
+
+    compare_text = IPyNbCell.compare_outputs
+
+    def compare_outputs(self, test, ref, skip_compare=None):
+        same = compare_text(self, test, ref, skip_compare)
+        problems = figure_differences(test, ref)
+        if problems:
+            if same:
+                self.comparison_traceback = []
+            self.comparison_traceback += problems
+            return False
+        return same
+
+    compare_outputs.figures_checked = True
+    IPyNbCell.compare_outputs = compare_outputs

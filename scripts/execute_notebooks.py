@@ -15,7 +15,15 @@ changed:
   Python patch version that differs from machine to machine;
 * consecutive outputs of one stream (``stdout``, ``stderr``) are merged into one, as Jupyter
   shows them (the kernel splits them at arbitrary points, differently from run to run; nbval
-  compares them merged).
+  compares them merged);
+* a figure (PNG) that is the same picture as the stored one keeps the stored bytes: a figure
+  of values at round-off level (an error curve, a Hessian's tiny entries) differs in a few
+  antialiased pixels by a few levels from one CPU, BLAS or thread count to another, which
+  rewrote chapters 3, 6 and 8 on an unchanged run (issue 27). "The same picture": the same
+  size and PNG text chunks (matplotlib's version, the smallest text size), at most
+  :data:`FIGURE_MAX_LEVELS` levels apart in any channel, in at most :data:`FIGURE_MAX_SHARE`
+  of the pixels. ``conftest.py`` makes nbval check exactly this on every run, so the nbval
+  runs of ``make test`` show that ``make execute`` on an unchanged chapter changes no byte.
 
 ``--normalize-only`` applies the last three without executing (execution counts are left as
 they are: only a run in order can renumber them). ``tests/test_notebook_hygiene.py`` checks
@@ -55,6 +63,100 @@ CELL_METADATA = ("tags", "mystnb")
 NOTEBOOK_METADATA = ("kernelspec", "language_info")
 #: Fields of ``language_info`` that depend on the machine that ran the notebook.
 MACHINE_LANGUAGE_INFO = ("version",)
+#: Two renderings are the same figure when no channel of a pixel differs by more than this...
+FIGURE_MAX_LEVELS = 16
+#: ... in at most this share of the pixels (round-off moves antialiasing, not lines or text).
+FIGURE_MAX_SHARE = 0.01
+
+
+def png_text(png: bytes) -> dict[bytes, bytes]:
+    """The ``tEXt`` chunks of a PNG (matplotlib's ``Software``, the book's text size)."""
+    import struct
+
+    chunks, offset = {}, 8
+    while offset + 8 <= len(png):
+        (size,) = struct.unpack(">I", png[offset : offset + 4])
+        kind = png[offset + 4 : offset + 8]
+        if kind == b"tEXt":
+            key, _, value = png[offset + 8 : offset + 8 + size].partition(b"\0")
+            chunks[key] = value
+        offset += 12 + size
+    return chunks
+
+
+def same_figure(stored: str, new: str) -> bool:
+    """True when two base64 PNGs show the same picture (see the module docstring)."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    if stored == new:
+        return True
+    a, b = base64.b64decode(stored), base64.b64decode(new)
+    if png_text(a) != png_text(b):
+        return False
+    first = np.asarray(Image.open(io.BytesIO(a)).convert("RGBA"), dtype=np.int16)
+    second = np.asarray(Image.open(io.BytesIO(b)).convert("RGBA"), dtype=np.int16)
+    if first.shape != second.shape:
+        return False
+    difference = np.abs(first - second).max(axis=-1)
+    changed = np.count_nonzero(difference)
+    return int(difference.max()) <= FIGURE_MAX_LEVELS and (
+        changed <= FIGURE_MAX_SHARE * difference.size
+    )
+
+
+def _pngs(outputs: list[Any]) -> list[tuple[Any, str]]:
+    return [
+        (output, output["data"]["image/png"])
+        for output in outputs
+        if "image/png" in output.get("data", {})
+    ]
+
+
+def keep_stored_figures(notebook: Any, stored: Any) -> None:
+    """Give each figure of ``notebook`` that is the same picture as the stored one (same cell,
+    same source, same place) the stored bytes, in place."""
+    for cell, old in zip(notebook.cells, stored.cells, strict=False):
+        if cell.cell_type != "code" or cell.source != old.source:
+            continue
+        new_pngs, old_pngs = _pngs(cell.outputs), _pngs(old.get("outputs", []))
+        if len(new_pngs) != len(old_pngs):
+            continue
+        for (output, png), (old_output, old_png) in zip(
+            new_pngs, old_pngs, strict=True
+        ):
+            if output.get("metadata") == old_output.get("metadata") and same_figure(
+                old_png, png
+            ):
+                output["data"]["image/png"] = old_png
+
+
+def figure_differences(test: list[Any], ref: list[Any]) -> list[str]:
+    """What nbval reports for a cell whose figures are not the same pictures as the stored
+    ones; checked only where the stored PNG was made by this matplotlib version."""
+    import matplotlib
+
+    software = f"Matplotlib version{matplotlib.__version__}, https://matplotlib.org/"
+    import base64
+
+    problems = []
+    new_pngs, old_pngs = _pngs(test), _pngs(ref)
+    for index, ((_, png), (_, old_png)) in enumerate(
+        zip(new_pngs, old_pngs, strict=False)
+    ):
+        made_by = png_text(base64.b64decode(old_png)).get(b"Software", b"").decode()
+        if made_by == software and not same_figure(old_png, png):
+            problems.append(
+                f"figure {index}: not the same picture as the stored one (more than "
+                f"{FIGURE_MAX_LEVELS} levels or {FIGURE_MAX_SHARE:.0%} of the pixels apart): "
+                "`make execute` would rewrite it"
+            )
+    if len(new_pngs) != len(old_pngs):
+        problems.append(f"{len(new_pngs)} figures, {len(old_pngs)} stored")
+    return problems
 
 
 def merge_streams(outputs: list[Any]) -> list[Any]:
@@ -127,6 +229,7 @@ def process(path: Path, *, run: bool = True) -> bool:
     """Execute (unless ``run`` is False) and normalize ``path`` in place; True if it changed."""
     before = path.read_bytes()
     notebook = execute(path) if run else nbformat.read(path, as_version=4)
+    keep_stored_figures(notebook, nbformat.reads(before.decode("utf-8"), as_version=4))
     after = (nbformat.writes(normalize(notebook)) + "\n").encode("utf-8")
     if after != before:  # an unchanged notebook is not even rewritten
         write_atomic(after, path)

@@ -210,3 +210,84 @@ def test_make_colab_bad_out_and_full_disk(tmp_path: Path) -> None:
         assert json.loads(stale.read_text()) == {}  # whole, not truncated
         assert {p.name: p.read_bytes() for p in editions[1:]} == others
         assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+# ---------------------------------------------------------------------------------------------
+# figures: a re-rendering that is the same picture keeps the stored bytes (issue 27)
+# ---------------------------------------------------------------------------------------------
+
+
+def _png(shift: float = 0.0, noise: int = 0) -> str:
+    """A small line plot as base64 PNG; ``shift`` moves the line, ``noise`` perturbs a few
+    pixels by that many levels (what round-off in the plotted values does to antialiasing)."""
+    import base64
+    import io
+
+    import matplotlib
+    import numpy as np
+    from PIL import Image
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 1.5), dpi=50)
+    ax.plot([0, 1, 2], [0, 1 + shift, 0])
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    if noise:
+        image = np.array(Image.open(io.BytesIO(buffer.getvalue())))
+        image[10:13, 20:23, 0] = np.clip(
+            image[10:13, 20:23, 0].astype(int) - noise, 0, 255
+        )
+        buffer = io.BytesIO()
+        Image.fromarray(image).save(buffer, format="png", pnginfo=_software_chunk())
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def _software_chunk():
+    import matplotlib
+    from PIL import PngImagePlugin
+
+    info = PngImagePlugin.PngInfo()
+    info.add_text(
+        "Software",
+        f"Matplotlib version{matplotlib.__version__}, https://matplotlib.org/",
+    )
+    return info
+
+
+def test_same_figure_tells_round_off_from_a_change() -> None:
+    pytest.importorskip("PIL")
+    stored = _png()
+    assert execute_notebooks.same_figure(stored, stored)
+    assert execute_notebooks.same_figure(stored, _png(noise=3))  # antialiasing moved
+    assert not execute_notebooks.same_figure(stored, _png(noise=80))  # a visible change
+    assert not execute_notebooks.same_figure(stored, _png(shift=0.3))  # the line moved
+
+
+def test_make_execute_keeps_the_stored_bytes_of_the_same_picture() -> None:
+    pytest.importorskip("PIL")
+    stored, moved = _png(), _png(shift=0.3)
+
+    def notebook_with(png: str) -> nbformat.NotebookNode:
+        notebook = messy_notebook()
+        notebook.cells[1].outputs = [
+            nbformat.v4.new_output("display_data", data={"image/png": png})
+        ]
+        return notebook
+
+    old = notebook_with(stored)
+    new = notebook_with(_png(noise=3))
+    execute_notebooks.keep_stored_figures(new, old)
+    assert new.cells[1].outputs[0].data["image/png"] == stored
+    changed = notebook_with(moved)
+    execute_notebooks.keep_stored_figures(changed, old)
+    assert changed.cells[1].outputs[0].data["image/png"] == moved
+    # what nbval reports (conftest.py): nothing for the same picture, one line for a change
+    outputs = [nbformat.v4.new_output("display_data", data={"image/png": stored})]
+    same = [nbformat.v4.new_output("display_data", data={"image/png": _png(noise=3)})]
+    other = [nbformat.v4.new_output("display_data", data={"image/png": moved})]
+    assert execute_notebooks.figure_differences(same, outputs) == []
+    (problem,) = execute_notebooks.figure_differences(other, outputs)
+    assert "not the same picture as the stored one" in problem
