@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -291,3 +292,39 @@ def test_make_execute_keeps_the_stored_bytes_of_the_same_picture() -> None:
     assert execute_notebooks.figure_differences(same, outputs) == []
     (problem,) = execute_notebooks.figure_differences(other, outputs)
     assert "not the same picture as the stored one" in problem
+
+
+def test_nbval_fails_a_chapter_whose_figure_make_execute_would_rewrite(
+    tmp_path: Path,
+) -> None:
+    """conftest.py's check, end to end: nbval passes the stored figure, fails a changed one."""
+    pytest.importorskip("nbval")
+    pytest.importorskip("ipykernel")
+    path = tmp_path / "figure.ipynb"
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata = messy_notebook().metadata
+    notebook.cells = [
+        nbformat.v4.new_code_cell(
+            "import matplotlib.pyplot as plt\nplt.plot([0, 1, 2], [0, 1, 0])\nplt.show()"
+        )
+    ]
+    nbformat.write(notebook, path)
+    assert execute_notebooks.process(path) is True  # stores the figure
+
+    def nbval() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+             "conftest", "--nbval", "--nbval-current-env", str(path)],
+            capture_output=True, text=True, timeout=300, cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+
+    done = nbval()
+    assert done.returncode == 0, done.stdout[-3000:]
+    stored = nbformat.read(path, as_version=4)
+    (figure,) = [o for o in stored.cells[0].outputs if "image/png" in o.get("data", {})]
+    figure.data["image/png"] = _png(shift=0.3)  # another picture, same matplotlib
+    nbformat.write(stored, path)
+    done = nbval()
+    assert done.returncode == 1
+    assert "not the same picture as the stored one" in done.stdout
