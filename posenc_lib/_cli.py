@@ -80,7 +80,20 @@ def writable_output_path(path: str | os.PathLike[str]) -> Path:
     path = Path(text).expanduser()
     if path.name in ("", ".", ".."):
         raise OutputError(f"{text!r} names a folder, not a file")
-    _check_name_length(path)
+    # a name longer than the file system allows (ENAMETOOLONG later, even from is_symlink)
+    existing = path.parent
+    while not existing.is_dir() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        limit = os.pathconf(existing, "PC_NAME_MAX")
+    except (OSError, ValueError):  # pragma: no cover - no pathconf on this platform
+        limit = 255
+    size = len(os.fsencode(path.name))
+    if size > limit:
+        raise OutputError(
+            f"the file name {path.name[:40]}... is {size} bytes long, over this file "
+            f"system's limit of {limit}"
+        )
     target = _target(path)
     try:
         mode = os.stat(target).st_mode
@@ -111,23 +124,6 @@ def writable_output_path(path: str | os.PathLike[str]) -> Path:
     os.close(handle)
     os.unlink(probe)
     return path
-
-
-def _check_name_length(path: Path) -> None:
-    """Refuse a file name longer than its file system allows (``ENAMETOOLONG`` later)."""
-    existing = path.parent
-    while not existing.is_dir() and existing != existing.parent:
-        existing = existing.parent
-    try:
-        limit = os.pathconf(existing, "PC_NAME_MAX")
-    except (OSError, ValueError):  # pragma: no cover - no pathconf on this platform
-        limit = 255
-    size = len(os.fsencode(path.name))
-    if size > limit:
-        raise OutputError(
-            f"the file name {path.name[:40]}... is {size} bytes long, over this file "
-            f"system's limit of {limit}"
-        )
 
 
 def _temp_prefix(target: Path) -> str:
