@@ -113,6 +113,15 @@ def test_executing_an_unchanged_notebook_twice_gives_the_same_bytes(
 ROOT = SCRIPT.parents[1]
 
 
+def one_cell_notebook(path: Path, source: str) -> Path:
+    """Write a notebook of one code cell ``source`` (the metadata of the book's) to ``path``."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata = messy_notebook().metadata
+    notebook.cells = [nbformat.v4.new_code_cell(source)]
+    nbformat.write(notebook, path)
+    return path
+
+
 def run_script(script: str, *args: object) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(ROOT / "scripts" / script), *map(str, args)],
@@ -160,11 +169,7 @@ def test_ctrl_c_while_executing_leaves_the_notebook_and_says_one_line(
 ) -> None:
     pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
-    path = tmp_path / "slow.ipynb"
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata = messy_notebook().metadata
-    notebook.cells = [nbformat.v4.new_code_cell("import time\ntime.sleep(120)")]
-    nbformat.write(notebook, path)
+    path = one_cell_notebook(tmp_path / "slow.ipynb", "import time\ntime.sleep(120)")
     before = path.read_bytes()
     proc = subprocess.Popen(
         [sys.executable, str(SCRIPT), path],
@@ -300,23 +305,16 @@ def test_nbval_fails_a_chapter_whose_figure_make_execute_would_rewrite(
     """conftest.py's check, end to end: nbval passes the stored figure, fails a changed one."""
     pytest.importorskip("nbval")
     pytest.importorskip("ipykernel")
-    path = tmp_path / "figure.ipynb"
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata = messy_notebook().metadata
-    notebook.cells = [
-        nbformat.v4.new_code_cell(
-            "import matplotlib.pyplot as plt\nplt.plot([0, 1, 2], [0, 1, 0])\nplt.show()"
-        )
-    ]
-    nbformat.write(notebook, path)
+    plot = "import matplotlib.pyplot as plt\nplt.plot([0, 1, 2], [0, 1, 0])\nplt.show()"
+    path = one_cell_notebook(tmp_path / "figure.ipynb", plot)
     assert execute_notebooks.process(path) is True  # stores the figure
 
-    def nbval() -> subprocess.CompletedProcess:
+    def nbval(strict: str = "1") -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
              "conftest", "--nbval", "--nbval-current-env", str(path)],
             capture_output=True, text=True, timeout=300, cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "POSENC_STRICT_FIGURES": "1"},
+            env={**os.environ, "PYTHONPATH": str(ROOT), "POSENC_STRICT_FIGURES": strict},
         )  # fmt: skip
 
     done = nbval()
@@ -328,11 +326,6 @@ def test_nbval_fails_a_chapter_whose_figure_make_execute_would_rewrite(
     done = nbval()
     assert done.returncode == 1
     assert "not the same picture as the stored one" in done.stdout
-    lenient = subprocess.run(  # by default: a warning naming the cell, not a failure
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "conftest",
-         "--nbval", "--nbval-current-env", str(path)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "POSENC_STRICT_FIGURES": "0"},
-    )  # fmt: skip
+    lenient = nbval(strict="0")  # by default: a warning naming the cell, not a failure
     assert lenient.returncode == 0, lenient.stdout[-3000:]
     assert "figure.ipynb::Cell 0: figure 0: not the same picture" in lenient.stdout
