@@ -159,5 +159,5 @@ test-browser:  ## check-html where Chromium is installed; otherwise say clearly 
 check-colab: $(STAMP)  ## run every Colab edition (colab/*.ipynb) in a fresh venv holding only what Colab preinstalls + the library wheel
 	$(PY) scripts/check_colab.py
 
-check-oldest: $(STAMP)  ## library tests in a fresh venv with the oldest numpy/sympy/mpmath pyproject allows
+check-oldest: $(STAMP)  ## in a fresh venv with the oldest releases pyproject allows: library tests, doctests, then with torch nbval on every chapter (not in make test nor CI: long)
 	$(PY) scripts/check_oldest.py
