@@ -101,8 +101,10 @@ def framework_table(
             f"dim must be an integer >= 4 for the {convention} convention (it divides by "
             f"d/2 - 1; an odd d is zero-padded, so >= 5), got {dim}"
         )
-    if spec["padding_row"]:
-        padding_idx = check_index(padding_idx, "padding_idx", max(length, 1))
+    if spec["padding_row"] and length:
+        padding_idx = check_index(padding_idx, "padding_idx", length)
+    elif spec["padding_row"]:  # no rows, so no padding row to place: any index >= 0
+        padding_idx = check_count(padding_idx, "padding_idx", 0)
     table = sinusoidal(
         length,
         dim,

@@ -91,6 +91,10 @@ def _scalar(value: object) -> Tensor:
     """The single element of ``f``'s result as a 0-dim tensor, else raise."""
     if not isinstance(value, Tensor) or value.numel() != 1:
         raise TypeError(f"f must be {_F_ACCEPTED}, but it returned {value!r:.60}")
+    if not value.is_meta and not bool(torch.isfinite(value.detach()).all()):
+        raise ValueError(
+            f"f must return a finite value, but it returned {float(value.detach()):g}"
+        )
     return value.reshape(())
 
 

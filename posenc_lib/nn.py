@@ -54,6 +54,7 @@ from torch import Tensor, nn
 
 from . import _validation
 from ._validation import (
+    check_attention_scores,
     check_base,
     check_bool,
     check_cache_size,
@@ -823,6 +824,13 @@ class RotaryEmbedding(_CachedTables):
         check_cache_size(
             initial_length, self.rotary_dim, dtype, "initial_length", "rotary_dim"
         )
+        # (initial_length is bounded by now: the division cannot overflow)
+        if (initial_length - 1) / self.interpolation_factor > MAX_POSITION:
+            raise ValueError(
+                f"interpolation_factor must be >= (initial_length - 1) / 2**52 = "
+                f"{(initial_length - 1) / MAX_POSITION:.3g} (positions / factor exact in "
+                f"float64), got {self.interpolation_factor:g}"
+            )
         self._theta = frequencies(self.rotary_dim, base=self.base)
         cos, sin = self._compute(initial_length, dtype, check_device(device))
         self.register_buffer("cos", cos, persistent=False)
@@ -1143,6 +1151,7 @@ class SelfAttention(nn.Module):
         )
         if bias is not None:
             scores = scores + bias
+        check_attention_scores(scores, x)
         if self.causal:
             future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(
                 1
