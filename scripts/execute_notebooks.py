@@ -51,8 +51,11 @@ from typing import Any
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # the library, when not installed
+sys.path.insert(
+    1, str(Path(__file__).resolve().parents[1])
+)  # the library, when not installed
 from lesson import mark_check_cells
+
 from posenc_lib._cli import interrupt_once, report_write_error, write_atomic
 
 PROG = "execute_notebooks.py"
