@@ -85,10 +85,16 @@ BOOK_STAMP := _build/html/.build-passed
 
 book: $(BOOK_STAMP)  ## build the HTML book into _build/html from the stored outputs (fails on any warning or stored error)
 
+# A failed build (or check) moves what _build/html holds to _build/html.failed: no stale book
+# is left in _build/html looking current (to be served, checked or published).
 $(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py
 	@rm -f $@
-	$(PY) scripts/check_outputs.py --errors
-	$(BIN)/jupyter-book build . --all $(JB_FLAGS)
+	@if ! { echo "$(PY) scripts/check_outputs.py --errors" && $(PY) scripts/check_outputs.py --errors \
+	  && echo "$(BIN)/jupyter-book build . --all $(JB_FLAGS)" \
+	  && $(BIN)/jupyter-book build . --all $(JB_FLAGS); }; then \
+	  if [ -d _build/html ]; then rm -rf _build/html.failed; mv _build/html _build/html.failed; fi; \
+	  echo "make book: the build failed: _build/html holds no book (what there was is in _build/html.failed)" >&2; \
+	  exit 1; fi
 	touch $@
 
 check-book: book  ## build the book, then check it renders offline and links every chapter to Colab
@@ -163,5 +169,5 @@ check-colab: $(STAMP)  ## run every Colab edition (colab/*.ipynb) in a fresh ven
 release: $(STAMP)  ## tag v<version> (pyproject.toml) at HEAD once _config.yml's colab.ref and the Colab editions name it; pushes nothing
 	$(PY) scripts/release.py
 
-check-oldest: $(STAMP)  ## library tests in a fresh venv with the oldest numpy/sympy/mpmath pyproject allows
+check-oldest: $(STAMP)  ## in a fresh venv with the oldest releases pyproject allows: library tests, doctests, then with torch nbval on every chapter (not in make test nor CI: long)
 	$(PY) scripts/check_oldest.py

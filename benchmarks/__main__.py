@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from posenc_lib._cli import writable_output_path
+from posenc_lib._cli import interrupt_once, writable_output_path
 
 PROG = "python -m benchmarks"
 
@@ -64,20 +64,21 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     written: list[str] = []
     name = ""
-    try:
-        for name, module, options in planned:
-            print(f"=== {name} ===", flush=True)
-            module.run(options)
-            if options.output is not None:
-                written.append(str(options.output))
-            print(flush=True)
-    except KeyboardInterrupt:
-        kept = f"kept {', '.join(written)}" if written else "nothing written"
-        print(
-            f"{PROG}: interrupted in {name} ({kept}; {name} wrote nothing)",
-            file=sys.stderr,
-        )
-        return 130
+    with interrupt_once():  # a second Ctrl-C cannot cut the one line of the first short
+        try:
+            for name, module, options in planned:
+                print(f"=== {name} ===", flush=True)
+                module.run(options)
+                if options.output is not None:
+                    written.append(str(options.output))
+                print(flush=True)
+        except KeyboardInterrupt:
+            kept = f"kept {', '.join(written)}" if written else "nothing written"
+            print(
+                f"{PROG}: interrupted in {name} ({kept}; {name} wrote nothing)",
+                file=sys.stderr,
+            )
+            return 130
     print(
         f"ran {len(planned)} benchmark module(s) in {time.perf_counter() - started:.0f} s"
     )

@@ -13,7 +13,12 @@ from pathlib import Path
 import numpy as np
 
 import posenc_lib as pe
-from posenc_lib._cli import writable_output_path, write_json_atomic
+from posenc_lib._cli import (
+    interrupt_once,
+    report_write_error,
+    writable_output_path,
+    write_json_atomic,
+)
 
 
 def hardware(**extra: object) -> dict[str, object]:
@@ -60,7 +65,8 @@ def parse_args(
     and ``None`` (write nothing) for ``--quick``. Its folder is proved writable here, before any
     measurement (an argparse error, exit status 2, otherwise).
     """
-    parser.add_argument("--output", type=Path, default=None, help=f"default: {default}")
+    # a str, not a Path: Path drops the trailing slash of a folder name
+    parser.add_argument("--output", default=None, help=f"default: {default}")
     args = parser.parse_args([] if argv is None else argv)
     args.output = args.output or (None if args.quick else default)
     if args.output is not None:
@@ -72,15 +78,26 @@ def parse_args(
 
 
 def write_results(result: dict[str, object], output: Path) -> None:
-    """Write ``result`` as JSON to ``output`` atomically, under a unique temporary name."""
-    write_json_atomic(result, output)
+    """Write ``result`` as JSON to ``output`` atomically, under a unique temporary name.
+
+    A write that fails (a full disk) leaves ``output`` as it was and ends the program with one
+    line saying so and exit status 1 (``SystemExit``), not a traceback.
+    """
+    try:
+        write_json_atomic(result, output)
+    except OSError as exc:
+        prog = str(result.get("benchmark", "benchmarks"))
+        lost = f"the measurements are lost ({output} untouched)"
+        raise SystemExit(report_write_error(prog, output, exc, lost)) from None
 
 
 def command_line(main: Callable[[list[str]], object], prog: str) -> int:
-    """Run ``main(sys.argv[1:])`` as a program: Ctrl-C exits 130 with one line, no traceback."""
-    try:
-        main(sys.argv[1:])
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted; nothing written", file=sys.stderr)
-        return 130
+    """Run ``main(sys.argv[1:])`` as a program: Ctrl-C exits 130 with one line, no traceback
+    (a second Ctrl-C while the first is handled is ignored)."""
+    with interrupt_once():
+        try:
+            main(sys.argv[1:])
+        except KeyboardInterrupt:
+            print(f"{prog}: interrupted; nothing written", file=sys.stderr)
+            return 130
     return 0

@@ -22,11 +22,14 @@ chapter                  modules
                          :mod:`~posenc_lib.spectrum`, :mod:`~posenc_lib.pretrained` (shipped
                          data), :mod:`~posenc_lib.hessian`, :mod:`~posenc_lib.attention`
 7 Experiments            :mod:`~posenc_lib.nn` (*torch*), :mod:`~posenc_lib.experiments`
-                         (runner and CLI, *torch*)
+                         (runner and CLI, *torch*); rotary scaling:
+                         :mod:`~posenc_lib.rope_scaling` (frequency schedules),
+                         :mod:`~posenc_lib.scaled_rotary` (the module, *torch*)
 8 Engineering            :mod:`~posenc_lib.angle_addition` (fast tables),
                          :mod:`~posenc_lib.error_bounds`, :mod:`~posenc_lib.high_precision`
                          (*mpmath*), :mod:`~posenc_lib.conventions` (framework tables),
-                         :mod:`~posenc_lib.nn`
+                         :mod:`~posenc_lib.nn`, :mod:`~posenc_lib.alibi_falcon` (Falcon's
+                         ALiBi, *torch*), :mod:`~posenc_lib.sincos2d` (2-D image tables)
 every chapter            :mod:`~posenc_lib.notebook` (display, checks, figure style)
 =======================  ====================================================================
 

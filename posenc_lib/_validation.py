@@ -34,6 +34,7 @@ __all__ = [
     "MAX_MODEL_BYTES",
     "MAX_POSITION",
     "as_array",
+    "check_attention_scores",
     "check_base",
     "check_bool",
     "check_broadcast",
@@ -59,6 +60,7 @@ __all__ = [
     "check_module_dtype",
     "check_module_input",
     "check_n_heads",
+    "check_not_meta",
     "check_offset",
     "check_offset_positions",
     "check_position_tensor",
@@ -67,8 +69,11 @@ __all__ = [
     "check_real_array",
     "check_rng",
     "check_rotary_dim",
+    "check_run_device",
     "check_seq_axis",
     "check_sequence",
+    "check_step_bytes",
+    "check_table_dim",
     "check_table_size",
     "check_tensor",
     "check_token_positions",
@@ -189,6 +194,13 @@ def check_dim(dim: object, name: str = "dim") -> int:
     return int(dim)  # type: ignore[call-overload]
 
 
+def check_table_dim(dim: object, odd: bool) -> int:
+    """:func:`check_dim`, but an odd ``dim >= 3`` passes too when ``odd`` (under the same cap)."""
+    if odd and _is_integer(dim) and dim % 2 and dim >= 3:  # type: ignore[operator]
+        return check_dim(dim + 1) - 1  # type: ignore[operator]
+    return check_dim(dim)
+
+
 def check_real(
     value: object,
     name: str,
@@ -270,8 +282,9 @@ def check_float_dtype(dtype: object) -> np.dtype:
 def check_max_bytes(max_bytes: object) -> int:
     """``max_bytes`` as an int if it is a positive, finite, whole number of bytes, else raise.
 
-    Floats with a whole value (``2e9``) are accepted; ``bool``, ``None``, strings, NaN,
-    infinities, fractions and numbers <= 0 are refused.
+    Floats with a whole value up to 2**53 (``2e9``) are accepted; ``bool``, ``None``, strings,
+    NaN, infinities, fractions, numbers <= 0 and floats over 2**53 (where floats are no longer
+    whole numbers of bytes: ``1e308`` would switch the limit off) are refused.
     """
     accepted = "a positive whole number of bytes"
     if not _is_real(max_bytes):
@@ -279,6 +292,9 @@ def check_max_bytes(max_bytes: object) -> int:
     number = _as_float(max_bytes)
     if not math.isfinite(number) or number <= 0 or number != math.floor(number):
         raise ValueError(_message("max_bytes", accepted, describe(max_bytes)))
+    if not _is_integer(max_bytes) and number > 2**53:
+        given = f"the float {describe(max_bytes)}, over 2**53 (pass an int for so many bytes)"
+        raise ValueError(_message("max_bytes", accepted, given))
     return int(max_bytes) if _is_integer(max_bytes) else int(number)  # type: ignore[call-overload]
 
 
@@ -429,10 +445,23 @@ def check_matrix(
     return array
 
 
+def _holds_bool(values: list | tuple, depth: int = 0) -> bool:
+    """True if a (nested) list or tuple holds a bool (``True`` or ``numpy.bool_``)."""
+    return depth < 32 and any(
+        isinstance(v, (bool, np.bool_))
+        or (isinstance(v, (list, tuple)) and _holds_bool(v, depth + 1))
+        for v in values
+    )
+
+
 def check_index_array(values: object, name: str, size: int) -> np.ndarray:
     """Integer indices in ``0 .. size - 1``, any shape, as an intp array, else raise."""
     accepted = f"integers in 0 .. {size - 1}"
     array = _as_array(values, name, accepted)
+    if array.dtype == object or (
+        isinstance(values, (list, tuple)) and _holds_bool(values)
+    ):  # numpy turns [True, 2] into integers
+        raise TypeError(_message(name, accepted, f"{describe(values)} holding bools"))
     if array.dtype.kind not in "iu":
         raise TypeError(_message(name, accepted, f"an array of dtype {array.dtype}"))
     if array.size and (array.min() < 0 or array.max() >= size):
@@ -563,6 +592,14 @@ def _shape_text(shape: tuple[int | None, ...]) -> str:
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
+def check_not_meta(value: Any, name: str) -> None:
+    """Refuse a tensor on the ``meta`` device: it has a shape but no values to compute with."""
+    if value.is_meta:
+        raise ValueError(
+            _message(name, "a tensor with values (cpu, cuda, ...)", "a meta tensor")
+        )
+
+
 def check_tensor(
     value: object,
     name: str,
@@ -602,6 +639,7 @@ def check_tensor(
         raise TypeError(_message(name, accepted, given or describe(value)))
     if dtype is not None and value.dtype != dtype:
         raise TypeError(_message(name, accepted, f"a tensor of dtype {value.dtype}"))
+    check_not_meta(value, name)
     bad_shape = value.numel() == 0 or (ndim is not None and value.ndim != ndim)
     if not bad_shape and shape is not None:
         bad_shape = any(
@@ -701,6 +739,10 @@ def check_seq_axis(seq_axis: object, x: Any) -> int:
     return int(seq_axis) % x.ndim  # type: ignore[call-overload]
 
 
+def _positions_shape(length: int, batch: int | None) -> str:
+    return f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
+
+
 def check_position_tensor(
     positions: object, length: int, batch: int | None, *, integer: bool = False
 ) -> Any:
@@ -721,21 +763,25 @@ def check_position_tensor(
         raise TypeError(
             f"positions must hold integers here, got dtype {positions.dtype}"
         )
+    check_not_meta(positions, "positions")
     if positions.requires_grad:
         raise ValueError(
             "positions must not require grad (positions are indices, not trainable values); "
             "pass positions.detach()"
         )
-    expected = f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
-    shape = f"shape {tuple(positions.shape)}"
+    # The sizes are compared with explicit == / != and formatted only once a test failed:
+    # under torch.compile(dynamic=True) they are symbolic, and Dynamo evaluates a membership
+    # test (`in (1, batch)`) on symbols formatted into strings wrongly (issue 23).
     ok_shape = positions.ndim == 1 or (positions.ndim == 2 and batch is not None)
     if not ok_shape or positions.shape[-1] != length:
         raise ValueError(
-            f"positions must have shape {expected} (one position per token), got {shape}"
+            f"positions must have shape {_positions_shape(length, batch)} (one position per "
+            f"token), got shape {tuple(positions.shape)}"
         )
-    if positions.ndim == 2 and positions.shape[0] not in (1, batch):
+    if positions.ndim == 2 and positions.shape[0] != 1 and positions.shape[0] != batch:
         raise ValueError(
-            f"positions must have shape {expected} (one row per batch entry), got {shape}"
+            f"positions must have shape {_positions_shape(length, batch)} (one row per batch "
+            f"entry), got shape {tuple(positions.shape)}"
         )
     if not torch.compiler.is_compiling() and positions.numel():
         values = positions.detach()
@@ -797,16 +843,76 @@ def check_torch_dtype(dtype: object) -> Any:
 
 
 def check_device(device: object) -> Any:
-    """A ``torch.device`` from a device or a device string (``None``: torch's default)."""
+    """A ``torch.device`` from a device or a device string (``None``: torch's default), on which
+    this torch build can allocate (``'meta'`` included), else raise."""
     import torch
 
     if device is None:
         return torch.get_default_device()
     try:
-        return torch.device(device)  # type: ignore[arg-type]
+        resolved = torch.device(device)  # type: ignore[arg-type]
     except (RuntimeError, TypeError, ValueError, OverflowError) as exc:
         accepted = "a torch.device or a device string"
         raise TypeError(_message("device", accepted, repr(device))) from exc
+    try:
+        torch.empty(0, device=resolved)
+    except (RuntimeError, AssertionError, ValueError) as exc:
+        # a CPU-only build raises AssertionError for 'cuda'; a machine without GPU RuntimeError
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        accepted = "a device this torch build can use"
+        raise ValueError(
+            _message("device", accepted, f"{device!r} ({first})")
+        ) from None
+    return resolved
+
+
+def check_run_device(device: object) -> str:
+    """``device``: a device string that computes (not ``'meta'``, whose tensors hold no values)
+    and that this torch build can use, else raise."""
+    if not isinstance(device, str):
+        accepted = "a device string such as 'cpu' or 'cuda'"
+        raise TypeError(_message("device", accepted, describe(device)))
+    if check_device(device).type == "meta":
+        accepted = "a device that computes ('cpu', 'cuda', ...)"
+        raise ValueError(
+            _message("device", accepted, "'meta' (its tensors hold no values)")
+        )
+    return device
+
+
+def check_attention_scores(scores: Any, x: Any) -> None:
+    """Refuse attention scores that overflowed ``x``'s dtype (NaN weights from finite input)."""
+    import torch
+
+    if scores.is_meta or torch.compiler.is_compiling():
+        return
+    if bool(torch.isfinite(scores).all()) or not bool(torch.isfinite(x).all()):
+        return
+    top = float(torch.finfo(x.dtype).max)
+    raise ValueError(
+        f"x is too large for attention in {x.dtype}: its query-key scores overflow "
+        f"(beyond {top:.3g}); scale x down or use a wider dtype, got |x| up to "
+        f"{float(x.detach().abs().max()):.3g}"
+    )
+
+
+def check_step_bytes(
+    count: int,
+    count_name: str,
+    length: int,
+    length_name: str,
+    per_token: int,
+    limit: int,
+) -> None:
+    """Refuse a forward pass over ``count`` sequences of ``length`` tokens, ``per_token`` bytes
+    each, that needs more than ``limit`` bytes; the message names both sizes."""
+    needed = count * length * per_token
+    if needed > limit:
+        raise ValueError(
+            f"{count_name} x {length_name}: {count} sequences x {length} tokens need about "
+            f"{_mib(needed)} MiB in one forward pass, over the limit of "
+            f"{limit // 2**20} MiB; use a smaller {count_name} or {length_name}"
+        )
 
 
 def check_model_size(count: int, name: str, value: int) -> None:
@@ -866,6 +972,7 @@ def check_token_tensor(tokens: object, vocab_size: int) -> Any:
     if tokens.dtype not in (torch.int64, torch.int32):
         accepted = "an integer tensor (int64 or int32)"
         raise TypeError(_message("tokens", accepted, str(tokens.dtype)))
+    check_not_meta(tokens, "tokens")
     why = f"vocab_size = {vocab_size}"
     check_index_tensor(tokens, "tokens", vocab_size, why, given="values ")
     return tokens

@@ -74,10 +74,13 @@ def attention_logit(x_m: Tensor, x_n: Tensor, w_q: Tensor, w_k: Tensor) -> Tenso
     tensor(4., dtype=torch.float64)
     """
     x_m = check_tensor(x_m, "x_m", ndim=1)
-    x_n = check_tensor(x_n, "x_n", ndim=1)
-    w_q = check_tensor(w_q, "w_q", shape=(x_m.numel(), None), like="len(x_m) rows")
+    one = {"dtype": x_m.dtype}  # one dtype for all four: torch refuses mixed products
+    x_n = check_tensor(x_n, "x_n", ndim=1, like="x_m", **one)
+    w_q = check_tensor(
+        w_q, "w_q", shape=(x_m.numel(), None), like="x_m; len(x_m) rows", **one
+    )
     w_k = check_tensor(
-        w_k, "w_k", shape=(x_n.numel(), w_q.shape[1]), like="x_n and w_q"
+        w_k, "w_k", shape=(x_n.numel(), w_q.shape[1]), like="x_n and w_q", **one
     )
     return (x_m @ w_q) @ (x_n @ w_k) / math.sqrt(w_q.shape[1])
 
@@ -249,11 +252,16 @@ def layer_norm_head_logit(
     """
     w_q = check_tensor(w_q, "w_q", ndim=2)
     width, d = w_q.shape
-    w_k = check_tensor(w_k, "w_k", shape=(width, d), like="w_q")
-    b_q = check_tensor(b_q, "b_q", shape=(width,), like="the rows of w_q")
-    b_k = check_tensor(b_k, "b_k", shape=(width,), like="the rows of w_k")
-    gamma = check_tensor(ln_weight, "ln_weight", shape=(d,), like="the columns of w_q")
-    beta = check_tensor(ln_bias, "ln_bias", shape=(d,), like="the columns of w_q")
+    one = {"dtype": w_q.dtype}  # one dtype for all six: torch refuses mixed products
+    w_k = check_tensor(w_k, "w_k", shape=(width, d), like="w_q", **one)
+    b_q = check_tensor(b_q, "b_q", shape=(width,), like="the rows of w_q", **one)
+    b_k = check_tensor(b_k, "b_k", shape=(width,), like="the rows of w_k", **one)
+    gamma = check_tensor(
+        ln_weight, "ln_weight", shape=(d,), like="the columns of w_q", **one
+    )
+    beta = check_tensor(
+        ln_bias, "ln_bias", shape=(d,), like="the columns of w_q", **one
+    )
     eps = check_real(eps, "eps", above=0.0, below=1.0)
     scale = 1.0 / math.sqrt(width)
 

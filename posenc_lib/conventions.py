@@ -21,7 +21,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ._validation import MAX_LENGTH, check_choice, check_count, check_dim, check_index
+from ._validation import (
+    MAX_LENGTH,
+    check_choice,
+    check_count,
+    check_index,
+    check_table_dim,
+)
 from .encoding import sinusoidal
 
 __all__ = ["CONVENTIONS", "framework_rows", "framework_table"]
@@ -61,8 +67,10 @@ def framework_table(
     length : int
         The number of rows (fairseq's ``num_embeddings``), at least 0.
     dim : int
-        The dimension :math:`d`, a positive even integer (at least 4 for ``"fairseq"``, whose
-        code divides by :math:`d/2 - 1`).
+        The dimension :math:`d`, a positive even integer; for ``"fairseq"`` and
+        ``"tensor2tensor"`` (whose code divides by :math:`d/2 - 1`) at least 4, and an odd
+        :math:`d \ge 5` is allowed: the table of :math:`d - 1` and a last column of zeros, as
+        both pad it.
     dtype : numpy.dtype
         The table's dtype (frameworks store float32).
     padding_idx : int
@@ -86,15 +94,17 @@ def framework_table(
     """
     check_choice(convention, "convention", tuple(CONVENTIONS))
     length = check_count(length, "length", 0)
-    dim = check_dim(dim)
     spec = CONVENTIONS[convention]
-    if convention == "fairseq" and dim < 4:
+    dim = check_table_dim(dim, spec["spacing"] == "i/(d/2-1)")
+    if spec["spacing"] == "i/(d/2-1)" and dim - dim % 2 < 4:
         raise ValueError(
-            f"dim must be an even integer >= 4 for the fairseq convention (it divides by "
-            f"d/2 - 1), got {dim}"
+            f"dim must be an integer >= 4 for the {convention} convention (it divides by "
+            f"d/2 - 1; an odd d is zero-padded, so >= 5), got {dim}"
         )
-    if spec["padding_row"]:
-        padding_idx = check_index(padding_idx, "padding_idx", max(length, 1))
+    if spec["padding_row"] and length:
+        padding_idx = check_index(padding_idx, "padding_idx", length)
+    elif spec["padding_row"]:  # no rows, so no padding row to place: any index >= 0
+        padding_idx = check_count(padding_idx, "padding_idx", 0)
     table = sinusoidal(
         length,
         dim,
@@ -102,6 +112,7 @@ def framework_table(
         dtype=dtype,
         spacing=str(spec["spacing"]),
         method="angle_addition",
+        odd_dim="zero_pad" if dim % 2 else None,
     )
     if spec["padding_row"] and length:
         table[padding_idx] = 0.0

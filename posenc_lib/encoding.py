@@ -205,7 +205,20 @@ def sinusoidal(
     layout : str
         One of :data:`posenc_lib.LAYOUTS`; the default is the paper's interleaved (sin, cos) pairs.
     dtype : numpy.dtype
-        The dtype of the result. Angles are formed in float64 whatever it is.
+        The dtype of the result. The angles :math:`m\theta_i` are formed in float64 whatever it
+        is; what that guarantees depends on the method. ``"direct"``: the float64 sine and
+        cosine are rounded once to ``dtype``, so a float32 table is the float64 table rounded
+        once (the correctly rounded value unless the exact one lies within float64 rounding of
+        a float32 rounding boundary). ``"angle_addition"`` (what ``"auto"`` picks for integer
+        progressions of at least :data:`~posenc_lib.encoding.FAST_MIN_ENTRIES` entries) runs
+        its recurrence in ``dtype`` from float64 seeds: a float32 table is *not* rounded once.
+        What is guaranteed is an absolute error of at most
+        :func:`posenc_lib.error_bounds.error_bound` ``(max|m|, dtype=dtype)`` per entry (about
+        :math:`1.74\times10^{-7}` in float32, 1.5 float32 units at 1); about a third of the
+        entries differ from the once-rounded value, and entries near 0 are not accurate relative
+        to their size. For the once-rounded float32 table pass ``method="direct"``, or build the
+        float64 table and cast it (what :class:`posenc_lib.nn.SinusoidalPositionalEncoding`
+        does).
     spacing : str
         One of :data:`SPACINGS`.
     method : str

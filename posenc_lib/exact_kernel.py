@@ -296,9 +296,15 @@ def kernel_from_frequencies(delta: ArrayLike, theta: ArrayLike) -> np.ndarray:
     True
     """
     freqs = check_vector(theta, "theta")
-    top = float(np.abs(freqs).max())
-    offsets = check_real_array(delta, "delta", max_abs=MAX_OFFSET / max(top, 1.0))
     check_real_array(freqs, "theta", max_abs=MAX_OFFSET)
+    top = float(np.abs(freqs).max())
+    offsets = check_real_array(delta, "delta", max_abs=MAX_OFFSET)
+    if offsets.size and float(np.abs(offsets).max()) * top > MAX_OFFSET:
+        raise ValueError(  # the product is out of range: name both of its factors
+            f"delta x theta must stay within {MAX_OFFSET:g} in magnitude (Veltkamp's split "
+            f"of a larger angle overflows), got max|delta| = "
+            f"{float(np.abs(offsets).max()):g} with max|theta| = {top:g}"
+        )
     p, e = _two_prod(freqs, _INV_TWO_PI_HI)
     hi = p
     lo = e + freqs * _INV_TWO_PI_LO

@@ -45,6 +45,21 @@ import shlex
 import subprocess
 import sys
 import time
+
+if (
+    __name__ == "__main__"
+):  # Ctrl-C while numpy and torch load (seconds): one line, exit 130
+
+    def _interrupted_while_loading(signum: int, frame: object) -> None:
+        sys.stderr.write(
+            "python -m posenc_lib.experiments: interrupted; nothing written\n"
+        )
+        os._exit(130)
+
+    import signal
+
+    signal.signal(signal.SIGINT, _interrupted_while_loading)
+
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,16 +69,26 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ._cli import partial_path, writable_output_path, write_json_atomic
+from ._cli import (
+    interrupt_once,
+    partial_path,
+    report_write_error,
+    writable_output_path,
+    write_json_atomic,
+)
 from ._validation import (
     DEFAULT_MAX_BYTES,
+    MAX_LENGTH,
     check_base,
+    check_bool,
     check_choice,
     check_count,
     check_instance,
     check_real,
     check_rng,
+    check_run_device,
     check_sequence,
+    check_step_bytes,
     check_table_size,
     check_vector,
     describe,
@@ -73,6 +98,7 @@ from .nn import MAX_LAYERS, SCHEMES, TinyTransformer
 __all__ = [
     "EVAL_SEED",
     "IGNORE",
+    "MAX_STEP_BYTES",
     "TASKS",
     "Config",
     "build_model",
@@ -93,6 +119,11 @@ TASKS = ("offset", "index")
 
 #: Target value of positions that are not scored (PyTorch's cross-entropy ``ignore_index``).
 IGNORE = -100
+
+#: Largest memory (bytes) one forward pass of a run may need (attention weights, activations,
+#: logits of a whole batch), checked when a :class:`Config` is made: sizes beyond it would fail
+#: or swap minutes into a run.
+MAX_STEP_BYTES = 4 * DEFAULT_MAX_BYTES
 
 #: Seed of the evaluation sequences, shared by every model so that all see the same test set.
 EVAL_SEED = 20240607
@@ -216,8 +247,8 @@ class Config:
         check_choice(self.scheme, "scheme", SCHEMES)
         check_base(self.base)
         check_count(self.k, "k", 1 if self.task == "offset" else 0)
-        for name in ("vocab_size", "train_length"):
-            check_count(getattr(self, name), name, 2)
+        check_count(self.vocab_size, "vocab_size", 2)
+        check_count(self.train_length, "train_length", 2, MAX_LENGTH)
         check_count(self.n_layers, "n_layers", 1, MAX_LAYERS)
         for name in (
             "dim",
@@ -232,11 +263,29 @@ class Config:
         check_real(self.lr, "lr", above=0.0, below=1.0)
         multiples = check_vector(self.test_multiples, "test_multiples", minimum=1.0)
         object.__setattr__(self, "test_multiples", tuple(float(m) for m in multiples))
+        if self.train_length * float(np.max(multiples)) > MAX_LENGTH:
+            raise ValueError(
+                f"train_length x test_multiples (the longest test sequence) must be <= "
+                f"{MAX_LENGTH} tokens, got {self.train_length} x {float(np.max(multiples)):g}"
+            )
         first = self.k if self.task == "offset" else self.k + 1
         check_count(self.train_length, "train_length", first + 1)
-        check_instance(
-            self.device, "device", str, "a device string such as 'cpu' or 'cuda'"
-        )
+        check_run_device(self.device)  # here, not at the first tensor in run()
+        # the forward passes of training and evaluation: attention weights, activations
+        # and logits of a whole batch, in torch's default dtype
+        itemsize = torch.get_default_dtype().itemsize
+        passes = [(self.batch_size, "batch_size", self.train_length, "train_length")]
+        passes += [
+            (self.eval_sequences, "eval_sequences", length, "test_multiples")
+            for length in self.test_lengths
+        ]
+        for count, count_name, length, length_name in passes:
+            per_token = (
+                self.n_heads * length + 4 * self.dim + self.vocab_size
+            ) * itemsize
+            check_step_bytes(
+                count, count_name, length, length_name, per_token, MAX_STEP_BYTES
+            )
 
     @property
     def test_lengths(self) -> tuple[int, ...]:
@@ -568,6 +617,15 @@ def run_grid(
     >>> [r["config"]["seed"] for r in results]
     [0, 1]
     """
+    if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
+        accepted = "an iterable of posenc_lib.experiments.Config"
+        raise TypeError(f"configs must be {accepted}, got {describe(configs)}")
+    configs = list(configs)
+    for i, config in enumerate(configs):
+        check_instance(
+            config, f"configs[{i}]", Config, "a posenc_lib.experiments.Config"
+        )
+    progress = check_bool(progress, "progress")
     results = []
     for config in configs:
         result = run(config)
@@ -702,6 +760,7 @@ def hardware(device: str) -> dict[str, Any]:
     >>> info["device"], info["cpu_count"] > 0
     ('cpu', True)
     """
+    device = check_run_device(device)
     try:
         load = round(os.getloadavg()[0], 2)
     except (AttributeError, OSError):  # pragma: no cover - Windows
@@ -771,7 +830,8 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="'auto' (a GPU when present), 'cpu', 'cuda', ...",
     )
-    p.add_argument("--out", type=Path, default=Path("experiment_results.json"))
+    # a str, not a Path: Path drops the trailing slash of a folder name
+    p.add_argument("--out", default="experiment_results.json")
     return p
 
 
@@ -792,17 +852,14 @@ _CONFIG_OPTIONS = {
 
 
 def _resolve_device(parser: argparse.ArgumentParser, name: str) -> str:
-    """``name`` resolved (``auto``: CUDA when present, else CPU) if torch can allocate there."""
+    """``name`` resolved (``auto``: CUDA when present, else CPU) if runs can compute there."""
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     try:
-        torch.empty(0, device=torch.device(name))
-    except (RuntimeError, ValueError, AssertionError, AttributeError) as exc:
-        first = (
-            str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        )
-        parser.error(f"argument --device: cannot use {name!r}: {first}")
-    return name
+        return check_run_device(name)
+    except (TypeError, ValueError) as exc:
+        parser.error(f"argument --device: cannot use {name!r}: {exc}")
+    raise AssertionError("unreachable")  # pragma: no cover - parser.error exits
 
 
 def _configs_from_args(
@@ -815,7 +872,8 @@ def _configs_from_args(
 
     if args.threads is not None:
         try:
-            check_count(args.threads, "threads", 1)
+            # more threads than logical CPUs only slow torch down (100000 crashed it)
+            check_count(args.threads, "threads", 1, os.cpu_count() or 1)
         except (TypeError, ValueError) as exc:
             option_error("threads", exc)
     for option, field in _CONFIG_OPTIONS.items():
@@ -941,33 +999,61 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "summary": summarize(runs),
         }
 
-    try:
-        print(f"{command}\n{len(configs)} runs on {device}", flush=True)
-        machine.update(
-            hardware(device)
-        )  # before the runs: the load average they started in
-        started = time.perf_counter()
-        for config in configs:
-            runs.extend(run_grid([config], progress=True))
-    except KeyboardInterrupt:
-        done = f"interrupted after {len(runs)} of {len(configs)} runs"
-        if runs:
-            kept = write_json_atomic(
-                {**results(), "interrupted": True, "planned_runs": len(configs)},
-                partial_path(out),
-            )
-            done += f"; the finished runs are in {kept} ({out} untouched)"
-        else:
-            done += f"; nothing written ({out} untouched)"
-        print(f"{parser.prog}: {done}", file=sys.stderr)
-        raise SystemExit(130) from None
-    output = results()
-    write_json_atomic(output, out)
+    written = False
+    with interrupt_once():  # a second Ctrl-C cannot cut short the saving of the first
+        try:
+            print(f"{command}\n{len(configs)} runs on {device}", flush=True)
+            # before the runs: the load average they started in
+            machine.update(hardware(device))
+            started = time.perf_counter()
+            for config in configs:
+                runs.extend(run_grid([config], progress=True))
+            output = results()
+            write_json_atomic(output, out)
+            written = True
+        except KeyboardInterrupt:
+            raise SystemExit(
+                _interrupted(parser.prog, out, written, runs, len(configs), results)
+            ) from None
+        except OSError as exc:
+            lost = f"the {len(runs)} finished runs are lost ({out} untouched)"
+            raise SystemExit(report_write_error(parser.prog, out, exc, lost)) from None
     print(f"wrote {out}")
     return output
 
 
+def _interrupted(
+    prog: str,
+    out: Path,
+    written: bool,
+    runs: list[dict[str, Any]],
+    planned: int,
+    results: Any,
+) -> int:
+    """Ctrl-C: keep the finished runs in OUT's .partial.json, say so in one line; 130."""
+    done = f"interrupted after {len(runs)} of {planned} runs"
+    if written:
+        done += f"; all were written to {out}"
+    elif runs:
+        kept = partial_path(out)
+        try:
+            write_json_atomic(
+                {**results(), "interrupted": True, "planned_runs": planned}, kept
+            )
+        except OSError as exc:
+            lost = f"the {len(runs)} finished runs are lost ({out} untouched)"
+            print(f"{prog}: {done}; cannot write {kept}: {exc.strerror}; {lost}",
+                  file=sys.stderr)  # fmt: skip
+            return 130
+        done += f"; the finished runs are in {kept} ({out} untouched)"
+    else:
+        done += f"; nothing written ({out} untouched)"
+    print(f"{prog}: {done}", file=sys.stderr)
+    return 130
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # loaded: Ctrl-C as usual
     try:
         main()
     except KeyboardInterrupt:  # before the runs started (main handles it during them)

@@ -91,6 +91,10 @@ def _scalar(value: object) -> Tensor:
     """The single element of ``f``'s result as a 0-dim tensor, else raise."""
     if not isinstance(value, Tensor) or value.numel() != 1:
         raise TypeError(f"f must be {_F_ACCEPTED}, but it returned {value!r:.60}")
+    if not value.is_meta and not bool(torch.isfinite(value.detach()).all()):
+        raise ValueError(
+            f"f must return a finite value, but it returned {float(value.detach()):g}"
+        )
     return value.reshape(())
 
 
@@ -176,7 +180,7 @@ def cross_hessian(f: PairFunction, x_m: Tensor, x_n: Tensor) -> Tensor:
     """
     f, x_m, x_n = _point(f, x_m, x_n)
     a, b = _leaf(x_m), _leaf(x_n)
-    with math_attention_backend():
+    with torch.enable_grad(), math_attention_backend():
         value = _scalar(_apply(f, a, b))
         (g_m,) = _grad(value, (a,), create_graph=True)
         rows = [_grad(g_m[i], (b,), create_graph=False)[0] for i in range(a.numel())]
@@ -240,7 +244,7 @@ def hessian_blocks(f: PairFunction, x_m: Tensor, x_n: Tensor) -> HessianBlocks:
     """
     f, x_m, x_n = _point(f, x_m, x_n)
     a, b = _leaf(x_m), _leaf(x_n)
-    with math_attention_backend():
+    with torch.enable_grad(), math_attention_backend():
         value = _scalar(_apply(f, a, b))
         g_m, g_n = _grad(value, (a, b), create_graph=True)
         rows_m = [_grad(g_m[i], (a, b), create_graph=False) for i in range(a.numel())]
@@ -334,7 +338,7 @@ def taylor_terms(
     f, x_m, x_n = _point(f, x_m, x_n)
     p_m, p_n = _directions(x_m, x_n, p_m, p_n)
     a, b = _leaf(x_m), _leaf(x_n)
-    with math_attention_backend():
+    with torch.enable_grad(), math_attention_backend():
         value = _scalar(_apply(f, a, b))
         g_m, g_n = _grad(value, (a, b), create_graph=True)
         hv_m = _grad((g_m * p_m).sum(), (a, b), create_graph=False)  # H (p_m, 0)

@@ -145,6 +145,11 @@ def convert_layout(table: ArrayLike, source: str, target: str) -> np.ndarray:
     True
     """
     array = as_array(table, "table", "an array whose last axis has even length")
+    if array.dtype.kind not in "iufc":
+        raise TypeError(
+            "table must be a numeric array (an encoding table), got an array of dtype "
+            f"{array.dtype}"
+        )
     if array.ndim < 1 or array.shape[-1] == 0 or array.shape[-1] % 2:
         raise ValueError(
             "table must be an array whose last axis (the encoding) has even length, "

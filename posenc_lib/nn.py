@@ -54,6 +54,7 @@ from torch import Tensor, nn
 
 from . import _validation
 from ._validation import (
+    check_attention_scores,
     check_base,
     check_bool,
     check_cache_size,
@@ -74,10 +75,11 @@ from ._validation import (
     check_real,
     check_rotary_dim,
     check_seq_axis,
+    check_table_dim,
     check_token_tensor,
     check_torch_dtype,
 )
-from .encoding import SPACINGS, angles, frequencies, sinusoidal
+from .encoding import ODD_DIMS, SPACINGS, angles, frequencies, sinusoidal
 from .layouts import LAYOUTS, layout_permutation
 
 __all__ = [
@@ -150,6 +152,23 @@ def _is_valid(tensor: Tensor, device: torch.device | None) -> bool:
 
 def _next_power_of_two(needed: int) -> int:
     return 1 << max(needed - 1, 1).bit_length()
+
+
+#: What torch.compile(fullgraph=True) says when a call needs the cache to grow (issue 23: a
+#: message formatted from the symbolic length inside the graph never reached the user).
+_GROWTH_UNDER_COMPILE = (
+    "the position cache must cover offset + length under torch.compile(fullgraph=True) / "
+    "torch.export: call extend(n) first, n the longest offset + length you will use "
+    "(growth runs eagerly, outside the graph)"
+)
+
+
+def _eager_only(reason: str):
+    """``torch.compiler.disable`` with ``reason`` (shown by fullgraph errors) where supported."""
+    try:
+        return torch.compiler.disable(reason=reason)
+    except TypeError:  # torch < 2.7: no reason argument
+        return torch.compiler.disable
 
 
 def _to_float64(positions: Tensor, device: torch.device) -> Tensor:
@@ -373,7 +392,7 @@ class _CachedTables(PositionScheme):
         target = device if (first.is_meta and device is not None) else first.device
         self._store(self.cached_length, first.dtype, target)
 
-    @torch.compiler.disable
+    @_eager_only(_GROWTH_UNDER_COMPILE)
     def _grow(self, needed: int) -> None:
         first = self._tables()[0]
         self._store(_next_power_of_two(needed), first.dtype, first.device)
@@ -386,15 +405,6 @@ class _CachedTables(PositionScheme):
         end = offset + length
         first = self._tables()[0]
         if end > first.shape[0]:
-            if torch.compiler.is_compiling():
-                kind = self.name
-                torch._check(
-                    end <= first.shape[0],
-                    lambda: (
-                        f"the {kind} cache must cover offset + length under "
-                        f"torch.compile(fullgraph=True) / torch.export: call extend({end}) first"
-                    ),
-                )
             width = getattr(self, self._width_name)
             if _next_power_of_two(end) * width * first.dtype.itemsize > MAX_CACHE_BYTES:
                 return self._at(torch.arange(offset, end, device=first.device), device)
@@ -440,7 +450,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
     Parameters
     ----------
     dim
-        Model dimension :math:`d`, positive and even.
+        Model dimension :math:`d`, positive and even (odd with ``odd_dim``).
     base
         The base :math:`b > 1` (default 10000).
     layout, spacing
@@ -457,7 +467,19 @@ class SinusoidalPositionalEncoding(_CachedTables):
         interface).
     persistent
         Whether the table is saved in :meth:`state_dict` (default ``False``: it is recomputed, not
-        stored). A persistent table of any length loads into a module of any cached length.
+        stored). A persistent table is saved with its first ``initial_length`` rows, whatever the
+        cache has grown to (so that a module built from the same arguments, as Hugging Face's
+        ``from_pretrained`` builds it, expects that shape), and a table of any length loads
+        into a module of any cached length. Loaded values are never used: the table is
+        recomputed from the formula right after loading.
+    odd_dim
+        Required for an odd ``dim`` (at least 3): the convention of
+        :func:`posenc_lib.sinusoidal`, ``"zero_pad"`` (fairseq, tensor2tensor, M2M100: the table
+        of ``dim - 1`` and a zero column) or ``"split"`` (Hugging Face Marian, DistilBERT).
+    padding_idx
+        fairseq's padding position (M2M100, NLLB, XGLM, Speech2Text do the same): the row of
+        this position is all zeros, in the cache and for ``positions`` (pad tokens get position
+        ``padding_idx``, real tokens ``padding_idx + 1 + t``). Default ``None``: no such row.
     dtype, device
         Of the table (default: ``torch.get_default_dtype()``, the default device).
         :meth:`torch.nn.Module.to` changes both and recomputes the table in the new dtype (so a
@@ -496,14 +518,31 @@ class SinusoidalPositionalEncoding(_CachedTables):
         initial_length: int = 512,
         batch_first: bool | None = None,
         persistent: bool = False,
+        odd_dim: str | None = None,
+        padding_idx: int | None = None,
         dtype: torch.dtype | None = None,
         device=None,
     ):
         super().__init__()
-        self.dim = check_dim(dim)
+        self.odd_dim = (
+            None if odd_dim is None else check_choice(odd_dim, "odd_dim", ODD_DIMS)
+        )
+        self.dim = check_table_dim(dim, self.odd_dim is not None)
         self.base = check_base(base)
         self.layout = check_choice(layout, "layout", LAYOUTS)
         self.spacing = check_choice(spacing, "spacing", SPACINGS)
+        if self.dim % 2 and self.odd_dim == "split":
+            if (
+                self.layout not in ("interleaved", "concatenated")
+                or self.spacing != "2i/d"
+            ):
+                raise ValueError(
+                    "odd_dim='split' needs layout 'interleaved' or 'concatenated' and spacing "
+                    f"'2i/d', got layout={self.layout!r}, spacing={self.spacing!r}"
+                )
+        self.padding_idx = None
+        if padding_idx is not None:
+            self.padding_idx = check_count(padding_idx, "padding_idx", 0, MAX_POSITION)
         initial_length = check_count(initial_length, "initial_length", 1)
         if batch_first is not None:
             check_bool(batch_first, "batch_first")
@@ -511,9 +550,15 @@ class SinusoidalPositionalEncoding(_CachedTables):
         self.persistent = check_bool(persistent, "persistent")
         dtype = check_torch_dtype(dtype)
         check_cache_size(initial_length, self.dim, dtype, "initial_length")
-        self._theta = frequencies(self.dim, base=self.base, spacing=self.spacing)
+        self.initial_length = initial_length
+        # the even table that _at builds (odd dim: zero_pad drops to dim - 1, split adds the
+        # missing cosine, dropped again, and keeps the odd dim in the exponent)
+        even = self.dim + (self.dim % 2) * (1 if self.odd_dim == "split" else -1)
+        self._theta = frequencies(even, base=self.base, spacing=self.spacing)
+        if self.dim % 2 and self.odd_dim == "split":
+            self._theta = self.base ** (-np.arange(even // 2) * 2.0 / self.dim)
         self._perm = torch.from_numpy(
-            layout_permutation(self.dim, "concatenated", self.layout)
+            layout_permutation(even, "concatenated", self.layout)
         )
         (table,) = self._compute(initial_length, dtype, check_device(device))
         self.register_buffer("table", table, persistent=persistent)
@@ -532,7 +577,10 @@ class SinusoidalPositionalEncoding(_CachedTables):
                 base=self.base,
                 layout=self.layout,
                 spacing=self.spacing,
+                odd_dim=self.odd_dim,
             )
+            if self.padding_idx is not None and self.padding_idx < length:
+                rows[self.padding_idx] = 0.0  # fairseq's padding row
             table = torch.from_numpy(rows).to(device=device, dtype=dtype)
         _mark(table)
         return (table,)
@@ -544,7 +592,16 @@ class SinusoidalPositionalEncoding(_CachedTables):
         halves = torch.cat(
             (phase.sin(), phase.cos()), dim=-1
         )  # the concatenated layout
-        return (halves[..., self._perm.to(device)].to(self.table.dtype),)
+        rows = halves[..., self._perm.to(device)]
+        if rows.shape[-1] > self.dim:  # odd dim, "split": no cosine for the last sine
+            rows = rows[..., : self.dim]
+        elif rows.shape[-1] < self.dim:  # odd dim, "zero_pad": a last column of zeros
+            rows = torch.cat((rows, rows.new_zeros((*rows.shape[:-1], 1))), dim=-1)
+        if self.padding_idx is not None:  # fairseq: the padding position has a zero row
+            rows = rows.masked_fill(
+                (positions == self.padding_idx)[..., None].to(device), 0
+            )
+        return (rows.to(self.table.dtype),)
 
     def encoding(self, length: int, offset: int = 0) -> Tensor:
         """Rows ``offset … offset + length - 1`` of the table, shape (length, dim)."""
@@ -595,22 +652,38 @@ class SinusoidalPositionalEncoding(_CachedTables):
         )
         return self._embed(x, offset, positions, seq_axis)
 
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # A persistent table is saved with initial_length rows whatever the cache has grown
+        # to: a module built from the same arguments (Hugging Face's from_pretrained builds it
+        # from the config, then compares shapes) expects exactly that shape.
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        if self.persistent and prefix + "table" in destination:
+            rows = destination[prefix + "table"][: self.initial_length]
+            destination[prefix + "table"] = rows
+
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
-        # A persistent table of any length loads: resize our buffer to the stored length first
-        # (keeping our dtype and device); the parent then copies the values in. The loaded
-        # values are not trusted: the next use recomputes them from the formula.
+        # A persistent table of any length loads: our buffer is resized to the stored length
+        # first (keeping our dtype and device) so that the parent's copy succeeds. The loaded
+        # values are never used: the table is recomputed from the formula right after, at the
+        # longer of the two lengths.
         stored = state_dict.get(prefix + "table")
+        length = self.cached_length
         if self.persistent and isinstance(stored, Tensor) and stored.ndim == 2:
             if stored.shape[1] == self.dim and stored.shape[0] != self.table.shape[0]:
+                length = max(length, int(stored.shape[0]))
                 self.table = torch.empty(
                     stored.shape, dtype=self.table.dtype, device=self.table.device
                 )
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+        if self.persistent:
+            self._store(length, self.table.dtype, self.table.device)
 
     def extra_repr(self) -> str:
         return (
             f"dim={self.dim}, base={self.base:g}, layout={self.layout!r}, cached_length="
             f"{self.cached_length}, batch_first={self.batch_first}, persistent={self.persistent}"
+            + (f", odd_dim={self.odd_dim!r}" if self.dim % 2 else "")
+            + ("" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
         )
 
 
@@ -751,6 +824,13 @@ class RotaryEmbedding(_CachedTables):
         check_cache_size(
             initial_length, self.rotary_dim, dtype, "initial_length", "rotary_dim"
         )
+        # (initial_length is bounded by now: the division cannot overflow)
+        if (initial_length - 1) / self.interpolation_factor > MAX_POSITION:
+            raise ValueError(
+                f"interpolation_factor must be >= (initial_length - 1) / 2**52 = "
+                f"{(initial_length - 1) / MAX_POSITION:.3g} (positions / factor exact in "
+                f"float64), got {self.interpolation_factor:g}"
+            )
         self._theta = frequencies(self.rotary_dim, base=self.base)
         cos, sin = self._compute(initial_length, dtype, check_device(device))
         self.register_buffer("cos", cos, persistent=False)
@@ -909,7 +989,8 @@ class ALiBi(PositionScheme):
         self.reset_parameters()
         return result
 
-    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
+    def _slopes_for(self, q_len, k_len, device, dtype) -> Tensor:
+        """The size check of a bias, then the (recomputed if replaced) slopes on ``device``."""
         if isinstance(q_len, int) and isinstance(k_len, int):
             # the float64 distances (q_len x k_len), then the bias (heads x q_len x k_len)
             needed = q_len * k_len * (8 + self.n_heads * dtype.itemsize)
@@ -919,12 +1000,15 @@ class ALiBi(PositionScheme):
                     f"{(needed + 2**19) // 2**20} MiB, over the limit MAX_CACHE_BYTES = "
                     f"{MAX_CACHE_BYTES // 2**20} MiB; use shorter q_len or k_len"
                 )
-        device = self.slopes.device if device is None else device
         if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
             self.slopes = self._compute(
                 device if self.slopes.is_meta else self.slopes.device
             )
-        slopes = self.slopes.to(device)
+        return self.slopes.to(device)
+
+    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
+        device = self.slopes.device if device is None else device
+        slopes = self._slopes_for(q_len, k_len, device, dtype)
         if positions is None:
             q_pos = torch.arange(
                 offset, offset + q_len, device=device, dtype=torch.float64
@@ -1067,6 +1151,7 @@ class SelfAttention(nn.Module):
         )
         if bias is not None:
             scores = scores + bias
+        check_attention_scores(scores, x)
         if self.causal:
             future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(
                 1

@@ -531,7 +531,12 @@ def toeplitz_hankel(g: ArrayLike, *, centered: bool = False) -> ToeplitzHankel:
     centered = check_bool(centered, "centered")
     if centered:
         g = g - g.mean()
-    total = float(np.sum(g**2))
+    top = float(np.max(np.abs(g)))
+    # the shares are ratios of sums of squares: taken on copies scaled by the power of two that
+    # brings the largest entry into [0.5, 1) (exact), so that the squares neither overflow nor
+    # underflow for entries near 1e300 or 1e-300
+    scale = float(np.ldexp(1.0, -np.frexp(top)[1])) if top else 1.0
+    total = float(np.sum((g * scale) ** 2))
     if total == 0:
         accepted = (
             "a non-constant matrix (centered=True)" if centered else "a nonzero matrix"
@@ -565,9 +570,9 @@ def toeplitz_hankel(g: ArrayLike, *, centered: bool = False) -> ToeplitzHankel:
         toeplitz=toeplitz,
         hankel=hankel,
         residual=residual,
-        r2_toeplitz=float(np.sum(t_only**2)) / total,
-        r2_hankel=float(np.sum(h_only**2)) / total,
-        r2_joint=float(np.sum(fitted**2)) / total,
-        residual_share=float(np.sum(residual**2)) / total,
+        r2_toeplitz=float(np.sum((t_only * scale) ** 2)) / total,
+        r2_hankel=float(np.sum((h_only * scale) ** 2)) / total,
+        r2_joint=float(np.sum((fitted * scale) ** 2)) / total,
+        residual_share=float(np.sum((residual * scale) ** 2)) / total,
         centered=centered,
     )

@@ -77,13 +77,20 @@ def freeze(python: Path) -> dict[str, str]:
     return pins
 
 
-def lock_pins(*names: str) -> list[str]:
-    """``name==version`` for each of ``names`` as requirements/lock.txt pins it."""
+def read_pins(path: Path) -> dict[str, str]:
+    """``{name: version}`` of the ``name==version`` lines of a requirements file (names in
+    lower case, ``_`` as ``-``)."""
     pins = {}
-    for line in LOCK.read_text(encoding="utf-8").splitlines():
-        name, sep, version = line.strip().partition("==")
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, sep, version = line.split("#", 1)[0].strip().partition("==")
         if sep:
             pins[name.lower().replace("_", "-")] = version
+    return pins
+
+
+def lock_pins(*names: str) -> list[str]:
+    """``name==version`` for each of ``names`` as requirements/lock.txt pins it."""
+    pins = read_pins(LOCK)
     missing = [n for n in names if n.lower() not in pins]
     if missing:
         raise SystemExit(f"not pinned in {LOCK}: {missing}")

@@ -1,22 +1,31 @@
-"""Run the library's tests against the oldest dependencies pyproject claims (``make check-oldest``).
+"""Test the library and the chapters against the oldest dependencies pyproject claims
+(``make check-oldest``).
 
 A fresh virtual environment (in a temporary folder) gets requirements/oldest.txt (numpy, sympy,
-mpmath and matplotlib at the lowest versions pyproject.toml allows) and the test tools at the
-lock file's pins, and the library from a copy of the repository's sources. The library tests
-(``tests/``, not the notebooks, the book checks or the browser checks) run twice:
+mpmath and matplotlib at the lowest versions pyproject.toml allows), the test tools at the lock
+file's pins (pytest, xdist, hypothesis, PyYAML, nbval, nbformat, nbclient, ipykernel; every other
+package at its lock pin too, where the oldest pins allow), and the library from a copy of the
+repository's sources (not editable; the notebooks import it, the tests and doctests the same
+code from the source copy). Then:
 
-1. without torch: the oldest numpy/sympy/mpmath/matplotlib exactly; torch tests skip;
-2. with torch 2.13.0, the pinned CPU build. Torch 2.13.0 requires sympy>=1.13.3, so sympy is
-   raised to 1.13.3 for this run (pip could not install sympy 1.12 beside it).
+1. without torch: the oldest numpy/sympy/mpmath/matplotlib exactly; the library tests
+   (``tests/``, not the book checks, the browser checks or the injected build faults) and the
+   doctests of ``posenc_lib``; torch tests skip;
+2. with torch 2.13.0, the pinned CPU build (the oldest torch pyproject allows). Torch 2.13.0
+   requires sympy>=1.13.3, so sympy is raised to 1.13.3 for this run (pip cannot install sympy
+   1.12 beside it): the library tests and doctests again, then nbval on every chapter
+   (``notebooks/``) against its stored outputs.
+
+Every run uses this machine's own SIMD level (``make check-portable`` covers the others).
 
 Usage::
 
     python scripts/check_oldest.py [--keep] [pytest arguments ...]
 
-The pytest arguments are checked first, in seconds, by this environment's pytest (same version
-and plugins as the lock file's): a bad one is a usage error (exit status 2) naming it, before any
-environment is built. Ctrl-C removes the temporary folder (unless ``--keep``) and exits with
-status 130 and a one-line message.
+The pytest arguments (passed to every pytest run) are checked first, in seconds, by this
+environment's pytest (same version and plugins as the lock file's): a bad one is a usage error
+(exit status 2) naming it, before any environment is built. Ctrl-C removes the temporary folder
+(unless ``--keep``) and exits with status 130 and a one-line message.
 """
 
 from __future__ import annotations
@@ -33,22 +42,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _fresh_env as fe
 
 OLDEST = fe.REPO / "requirements" / "oldest.txt"
-TEST_TOOLS = ["pytest", "pytest-xdist", "hypothesis", "PyYAML"]
+TEST_TOOLS = [
+    "pytest",
+    "pytest-xdist",
+    "hypothesis",
+    "PyYAML",
+    "nbval",
+    "nbformat",
+    "nbclient",
+    "ipykernel",
+    "markdown-it-py",  # scripts/make_colab.py, which tests/test_colab.py imports
+    "mdit-py-plugins",
+    "pybtex",  # make_colab.py's references
+    "sphinx",  # _ext/colab_launch.py, which tests/test_colab.py imports
+]
 WITH_TORCH = ["torch==2.13.0", "sympy==1.13.3"]  # torch 2.13.0 requires sympy>=1.13.3
+COMMON = ["-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile", "-rfEs"]
 PYTEST = [
-    "-q",
-    "-p",
-    "no:cacheprovider",
-    "-n",
-    "2",
-    "--dist",
-    "loadfile",
-    "-rfEs",
+    *COMMON,
     "tests",
     "--ignore=tests/book_checks",
     "--ignore=tests/browser",
     "--ignore=tests/build_faults",
 ]
+NBVAL = [*COMMON, "--nbval", "--nbval-current-env", "notebooks"]
 
 
 #: What pytest's exit statuses mean (pytest.ExitCode).
@@ -115,11 +132,29 @@ def main(argv: list[str] | None = None) -> int:
         fe.say(f"working in {work}")
         source = fe.copy_sources(work / "source")
         python = fe.make_venv(work / "venv")
-        fe.pip_install(python, "-r", str(OLDEST), *fe.lock_pins(*TEST_TOOLS))
+        oldest = set(fe.read_pins(OLDEST)) | {"torch", "sympy"}
+        constraints = work / "constraints.txt"
+        constraints.write_text(
+            "".join(
+                f"{name}=={version}\n"
+                for name, version in fe.read_pins(fe.LOCK).items()
+                if name not in oldest
+            ),
+            encoding="utf-8",
+        )
+        fe.pip_install(python, "-r", str(OLDEST), "-c", str(constraints), *TEST_TOOLS)
         fe.pip_install(python, "--no-deps", str(source))
-        for run_name, extra in [
-            ("oldest, no torch", []),
-            ("oldest, with torch", WITH_TORCH),
+        library = [*PYTEST, "--doctest-modules", "posenc_lib"]
+        for run_name, extra, suites in [
+            ("oldest, no torch", [], [("tests + doctests", library)]),
+            (
+                "oldest, with torch",
+                WITH_TORCH,
+                [
+                    ("tests + doctests", library),
+                    ("nbval, every chapter", NBVAL),
+                ],
+            ),
         ]:
             if extra:
                 fe.pip_install(python, *extra)
@@ -128,15 +163,19 @@ def main(argv: list[str] | None = None) -> int:
             fe.say(
                 f"{run_name}: " + ", ".join(f"{n} {pins.get(n, '-')}" for n in shown)
             )
-            # Run from the source copy (its pyproject configures pytest) against the installed
-            # library: -P keeps the copy's folder off sys.path, so `import posenc_lib` is the
-            # installed one.
-            done = subprocess.run(
-                [str(python), "-P", "-m", "pytest", *PYTEST, *pytest_args],
-                cwd=source,
-                env=fe.clean_env(MPLBACKEND="Agg"),
-            )
-            results[run_name] = done.returncode
+            for suite, arguments in suites:
+                # From the source copy (its pyproject and conftest configure pytest). The tests
+                # and doctests import the copy's posenc_lib (pytest puts the folder of the
+                # rootdir's conftest.py on sys.path), the chapters the installed one (their
+                # kernels run in notebooks/). No MPLBACKEND: kernels show figures inline, as in
+                # the book (tests/test_figure_style.py runs one).
+                fe.say(f"{run_name}: {suite}")
+                done = subprocess.run(
+                    [str(python), "-P", "-m", "pytest", *arguments, *pytest_args],
+                    cwd=source,
+                    env=fe.clean_env(),
+                )
+                results[f"{run_name}: {suite}"] = done.returncode
         for run_name, code in results.items():
             meaning = PYTEST_STATUS.get(code, "unknown")
             fe.say(

@@ -6,6 +6,11 @@ names them; ``cell M`` is the index among all cells, as nbformat counts) and wha
 ``--errors`` (run by ``make book``, hence ``make check-book``)
     A stored error output (a traceback), or a stderr stream holding one, in a cell that is not
     tagged ``raises-exception``. The book would show the traceback as the chapter's result.
+    Also what would stop a reader from running the chapter although its stored outputs look
+    fine: a kernel name (``metadata.kernelspec.name``) that no installed Jupyter kernel has
+    (Jupyter and Colab cannot start it; nbval ignores it), and a code cell that does not parse
+    as Python (after IPython's own transformations: magics and ``!`` commands are fine),
+    outside ``raises-exception`` cells.
 
 ``--roundoff``
     Printed digits that depend on the BLAS, the SIMD level, the thread count or the numpy
@@ -17,8 +22,8 @@ names them; ``cell M`` is the index among all cells, as nbformat counts) and wha
       place at unit scale, ``9.6e-08``);
     * a float32 printed to its last bit: a number of 7 or more significant digits inside a
       ``dtype=float32`` array repr or an ``np.float32(...)`` scalar repr;
-    * a numpy >= 2 scalar repr (``np.float64(0.5)``, ``np.True_``): numpy 1.x, which pyproject
-      supports, prints ``0.5`` and ``True``.
+    * a numpy >= 2 scalar repr (``np.float64(0.5)``, ``np.True_``): noise, and numpy 1.x (below
+      pyproject's floor since issue 27, still on readers' machines) prints ``0.5`` and ``True``.
 
     Not flagged: a number written right after ``<``, ``<=``, ``>``, ``>=``, ``≤`` or ``≥`` (a
     bound, as :func:`posenc_lib.notebook.fmt_small` prints it), a one-digit mantissa with no
@@ -39,6 +44,8 @@ nothing is found, 1 when something is (one line per finding), 2 on a usage error
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
 import json
 import re
 import sys
@@ -82,6 +89,8 @@ class Finding:
 
     def __str__(self) -> str:
         where = f"{self.notebook}: Cell {self.cell} (cell {self.position})"
+        if self.cell < 0:  # the notebook as a whole
+            where = self.notebook
         return f"{where}: {self.kind}: {self.value!r}" + (
             f" in {self.line!r}" if self.line else ""
         )
@@ -173,6 +182,50 @@ def check_errors(path: Path) -> list[Finding]:
     return findings
 
 
+@functools.cache
+def installed_kernels() -> frozenset[str]:
+    """Names of the Jupyter kernels installed here (``python3`` where jupyter_client is not)."""
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+    except ImportError:  # pragma: no cover - jupyter_client is in the lock file
+        return frozenset({"python3"})
+    return frozenset(KernelSpecManager().find_kernel_specs()) | {"python3"}
+
+
+def _python_source(source: str) -> str:
+    """``source`` as IPython runs it (magics and shell escapes turned into Python calls)."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # pragma: no cover - IPython is in the lock file
+        return source
+    return TransformerManager().transform_cell(source)
+
+
+def check_runnable(path: Path) -> list[Finding]:
+    """An unknown kernel name, and code cells that do not parse (outside raises-exception)."""
+    with open(path, encoding="utf-8") as handle:
+        metadata = json.load(handle).get("metadata", {})
+    findings = []
+    kernel = metadata.get("kernelspec", {}).get("name")
+    if kernel not in installed_kernels():
+        known = ", ".join(sorted(installed_kernels()))
+        value = f"{kernel!r} (installed: {known})"
+        findings.append(Finding(path.name, -1, -1, "unknown kernel name", value, ""))
+    for index, position, cell in _code_cells(path):
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        if RAISES in _tags(cell):
+            continue
+        try:
+            ast.parse(_python_source(source))
+        except SyntaxError as exc:
+            value = f"{exc.msg} (line {exc.lineno})"
+            line = (exc.text or "").strip()[:160]
+            kind = "code that does not parse"
+            findings.append(Finding(path.name, index, position, kind, value, line))
+    return findings
+
+
 def check_roundoff(path: Path) -> list[Finding]:
     """Round-off values in the stored outputs (see the module docstring for the patterns)."""
     findings = []
@@ -185,7 +238,11 @@ def check_roundoff(path: Path) -> list[Finding]:
     return findings
 
 
-CHECK_NAMES = {check_errors: "stored errors", check_roundoff: "round-off values"}
+CHECK_NAMES = {
+    check_errors: "stored errors",
+    check_runnable: "unknown kernels or unparsable code",
+    check_roundoff: "round-off values",
+}
 
 
 def _notebook(value: str) -> Path:
@@ -205,14 +262,16 @@ def main(argv: list[str] | None = None) -> int:
         "notebooks", nargs="*", type=_notebook, help="default: notebooks/*.ipynb"
     )
     parser.add_argument(
-        "--errors", action="store_true", help="stored error outputs only"
+        "--errors",
+        action="store_true",
+        help="stored error outputs, unknown kernels and unparsable code only",
     )
     parser.add_argument("--roundoff", action="store_true", help="round-off values only")
     args = parser.parse_args(argv)
     notebooks = args.notebooks or sorted((ROOT / "notebooks").glob("*.ipynb"))
     checks = []
     if args.errors or not args.roundoff:
-        checks.append(check_errors)
+        checks += [check_errors, check_runnable]
     if args.roundoff or not args.errors:
         checks.append(check_roundoff)
     findings = []
@@ -220,7 +279,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for check in checks:
                 findings.extend(check(path))
-        except (OSError, ValueError) as exc:  # unreadable or not JSON
+        except (
+            OSError,
+            ValueError,
+        ) as exc:  # unreadable or not JSON (SyntaxError is caught)
             parser.exit(1, f"check_outputs.py: cannot read {path}: {exc}\n")
     for finding in findings:
         print(finding)

@@ -61,6 +61,11 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # the library, when not installed
+from posenc_lib._cli import interrupt_once, report_write_error, write_atomic
+
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
 OUT = REPO / "colab"
@@ -726,15 +731,39 @@ def main(argv: list[str] | None = None) -> int:
             print(f"colab/ is out of date: {stale + extra}; run `make colab`")
             return 1
         return 0
-    args.out.mkdir(parents=True, exist_ok=True)
-    for old in args.out.glob("*.ipynb"):
-        if old.name not in rendered:
-            old.unlink()
-    for name, text in rendered.items():
-        (args.out / name).write_text(text, encoding="utf-8")
-    print(f"wrote {len(rendered)} Colab editions to {args.out}")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser_.error(
+            f"argument --out: cannot make the folder {args.out}: {exc.strerror}"
+        )
+    # Each edition is written atomically (a temporary file beside it, then a rename) and only
+    # when it changed: a full disk or Ctrl-C leaves every file whole, old or new.
+    prog, written, name = "make_colab.py", 0, ""
+    with interrupt_once():  # a second Ctrl-C cannot cut the one line of the first short
+        try:
+            for old in args.out.glob("*.ipynb"):
+                if old.name not in rendered:
+                    old.unlink()
+            for name, text in rendered.items():
+                target = args.out / name
+                if not target.is_file() or target.read_text(encoding="utf-8") != text:
+                    write_atomic(text, target)
+                    written += 1
+        except KeyboardInterrupt:
+            print(f"{prog}: interrupted at {name} ({written} written, each whole)",
+                  file=sys.stderr)  # fmt: skip
+            return 130
+        except OSError as exc:
+            kept = f"{written} written before it, each whole; {name} untouched"
+            return report_write_error(prog, args.out / name, exc, kept)
+    print(f"wrote {len(rendered)} Colab editions to {args.out} ({written} changed)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # while rendering (main handles it while writing)
+        print("make_colab.py: interrupted; nothing written", file=sys.stderr)
+        sys.exit(130)

@@ -272,7 +272,12 @@ def test_layer_norm_head_logit_matches_hand_computation_and_checks_arguments():
             TypeError,
             "w_q must be a non-empty floating-point torch.Tensor",
         ),
-        (2, w_k[:2], ValueError, r"w_k must be .* of shape \(3, 6\) \(as w_q\)"),
+        (
+            2,
+            w_k[:2],
+            ValueError,
+            r"w_k must be .* of shape \(3, 6\) of dtype torch.float64 \(as w_q\)",
+        ),
         (1, b_q[:2], ValueError, r"b_q must be .* of shape \(3,\)"),
         (4, gamma[:5], ValueError, r"ln_weight must be .* of shape \(6,\)"),
         (6, 0.0, ValueError, "eps must be a finite real number > 0 and < 1, got 0.0"),

@@ -23,10 +23,12 @@ def test_quick_benchmarks_run_and_write_nothing():
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "ran 2 benchmark module(s)" in done.stdout
+    assert "ran 3 benchmark module(s)" in done.stdout
     for heading in (
         "=== bench_kernel ===",
         "=== bench_tables ===",
+        "=== bench_rotary ===",
+        "worst ratio posenc_lib / transformers",
         "Speed-up of posenc_lib",
     ):
         assert heading in done.stdout

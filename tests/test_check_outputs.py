@@ -38,22 +38,28 @@ def error(ename="ValueError", evalue="boom"):
     }
 
 
-def notebook(tmp_path, *cells, name="nb.ipynb"):
-    """A notebook whose cells are ``(outputs, tags)``, with a markdown cell first."""
+def notebook(tmp_path, *cells, name="nb.ipynb", kernel="python3", sources=None):
+    """A notebook whose cells are ``(outputs, tags)``, with a markdown cell first; ``sources``
+    gives the code cells' sources (default ``pass``)."""
     body = [{"cell_type": "markdown", "metadata": {}, "source": "# title"}]
-    for outputs, tags in cells:
+    for index, (outputs, tags) in enumerate(cells):
         body.append(
             {
                 "cell_type": "code",
                 "execution_count": 1,
                 "metadata": {"tags": list(tags)},
-                "source": "pass",
+                "source": sources[index] if sources else "pass",
                 "outputs": list(outputs),
             }
         )
     path = tmp_path / name
+    metadata = {
+        "kernelspec": {"name": kernel, "display_name": "K", "language": "python"}
+    }
     path.write_text(
-        json.dumps({"cells": body, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+        json.dumps(
+            {"cells": body, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+        )
     )
     return path
 
@@ -163,7 +169,10 @@ def test_command_line_exit_status_and_report(tmp_path):
     )
     done = run_script(clean)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "no stored errors or round-off values in 1 notebooks" in done.stdout
+    assert (
+        "no stored errors or unknown kernels or unparsable code or round-off values"
+        " in 1 notebooks" in done.stdout
+    )
 
     done = run_script("--errors", faulty)
     assert done.returncode == 1
@@ -213,3 +222,24 @@ def test_no_notebook_stores_an_error_output(path):
 def test_no_notebook_prints_roundoff_digits(path):
     """Issue 16 §1: no stored output prints digits that depend on the machine."""
     assert [str(f) for f in check_outputs.check_roundoff(path)] == []
+
+
+def test_unknown_kernel_and_unparsable_code_are_found(tmp_path):
+    """Issue 27: both passed make book, check-book and nbval (which ignores the kernel name)."""
+    cells = [([], []), ([], []), ([], []), ([], ["raises-exception"])]
+    sources = ["%timeit 1 + 1\n!ls\nx = 1", "def f(:\n    pass", "print('ok')", "1 +"]
+    path = notebook(tmp_path, *cells, kernel="pyhton3", sources=sources)
+    found = [(f.cell, f.kind, f.value) for f in check_outputs.check_runnable(path)]
+    assert found == [
+        (-1, "unknown kernel name", f"'pyhton3' (installed: {KNOWN})"),
+        (1, "code that does not parse", "invalid syntax (line 1)"),
+    ]
+    done = run_script("--errors", path)
+    assert done.returncode == 1
+    assert "nb.ipynb: unknown kernel name: \"'pyhton3' (installed:" in done.stdout
+    assert "nb.ipynb: Cell 1 (cell 2): code that does not parse:" in done.stdout
+    fixed = notebook(tmp_path, *cells[:1], sources=sources[:1], name="fixed.ipynb")
+    assert check_outputs.check_runnable(fixed) == []
+
+
+KNOWN = ", ".join(sorted(check_outputs.installed_kernels()))

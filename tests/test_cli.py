@@ -5,6 +5,7 @@
 test to seconds.
 """
 
+import importlib.util
 import json
 import os
 import signal
@@ -14,10 +15,21 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers_disk import fill, tiny_disk
 
-from posenc_lib._cli import partial_path, writable_output_path, write_json_atomic
+from posenc_lib._cli import (
+    partial_path,
+    writable_output_path,
+    write_atomic,
+    write_json_atomic,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The experiment command line trains torch models (make check-oldest runs without torch too).
+needs_torch = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None,
+    reason="python -m posenc_lib.experiments needs torch",
+)
 #: Options of a tiny experiment grid (one run takes well under a second of training).
 TINY = [
     "--tasks",
@@ -157,11 +169,64 @@ def test_concurrent_writers_never_collide(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["shared.json"]
 
 
+def test_output_paths_like_a_careful_unix_tool(tmp_path):
+    """Trailing slash, over-long name, FIFO, folder: refused in one sentence; a symlink is
+    written through (the link stays a link); a file keeps its mode (issue 27)."""
+    with pytest.raises(ValueError, match="names a folder, not a file"):
+        writable_output_path(f"{tmp_path}/results/")
+    assert not (tmp_path / "results").exists()
+    with pytest.raises(
+        ValueError, match=r"is 300 bytes long, over this file system's limit"
+    ):
+        writable_output_path(tmp_path / ("x" * 300))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(
+        ValueError, match=r"is a FIFO \(named pipe\): only a regular file"
+    ):
+        writable_output_path(fifo)
+    link_to_fifo = tmp_path / "link-to-fifo"
+    link_to_fifo.symlink_to(fifo)
+    with pytest.raises(ValueError, match=r"a link to .*fifo.* is a FIFO"):
+        writable_output_path(link_to_fifo)
+    # a name at the limit works, its temporary name included
+    long_ok = tmp_path / ("y" * 250 + ".json")
+    write_json_atomic({"a": 1}, writable_output_path(long_ok))
+    assert json.loads(long_ok.read_text()) == {"a": 1}
+
+    target = tmp_path / "real.json"
+    target.write_text("{}")
+    target.chmod(0o600)
+    link = tmp_path / "link.json"
+    link.symlink_to(target.name)
+    assert writable_output_path(link) == link
+    assert write_json_atomic({"b": 2}, link) == target
+    assert link.is_symlink() and json.loads(target.read_text()) == {"b": 2}
+    assert oct(target.stat().st_mode & 0o777) == oct(0o600)  # the mode is kept
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "new" / "made.json")
+    write_json_atomic({"c": 3}, writable_output_path(dangling))
+    assert dangling.is_symlink() and json.loads(dangling.read_text()) == {"c": 3}
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
+    with tiny_disk(tmp_path / "disk") as disk:
+        out = disk / "r.json"
+        write_json_atomic({"old": True}, out)
+        fill(disk)
+        with pytest.raises(OSError, match="No space left on device"):
+            write_atomic("x" * 100_000, out)
+        assert json.loads(out.read_text()) == {"old": True}
+        assert sorted(p.name for p in disk.iterdir()) == ["filler", "r.json"]
+
+
 # ---------------------------------------------------------------------------------------------
 # python -m posenc_lib.experiments
 # ---------------------------------------------------------------------------------------------
 
 
+@needs_torch
 @pytest.mark.parametrize(
     ("options", "phrases"),
     [
@@ -191,6 +256,24 @@ def test_concurrent_writers_never_collide(tmp_path):
         ),
         (["--train-length", "1"], ["argument --train-length: train_length must be"]),
         (["--schemes", "t5"], ["argument --schemes: invalid choice: 't5'"]),
+        # issue 27: each of these passed the checks, then crashed or died with a traceback
+        (
+            ["--threads", "100000"],
+            ["argument --threads: threads must be an integer in 1 .."],
+        ),
+        (["--device", "meta"], ["argument --device: cannot use 'meta'", "computes"]),
+        (
+            ["--batch-size", "100000000"],
+            ["argument --batch-size: batch_size x train_length:", "over the limit"],
+        ),
+        (
+            ["--train-length", "100000000"],
+            ["argument --train-length: train_length x test_multiples (the longest"],
+        ),
+        (
+            ["--test-multiples", "1e12"],
+            ["argument --test-multiples: train_length x test_multiples (the longest"],
+        ),
     ],
 )
 def test_experiments_bad_options_are_usage_errors(tmp_path, capsys, options, phrases):
@@ -207,20 +290,30 @@ def test_experiments_bad_options_are_usage_errors(tmp_path, capsys, options, phr
     assert not out.exists()
 
 
+@needs_torch
 @pytest.mark.parametrize(
     ("out", "phrase"),
-    [("{tmp}", "is a folder, not a file"), ("{file}/x.json", "is not a folder")],
+    [
+        ("{tmp}", "is a folder, not a file"),
+        ("{file}/x.json", "is not a folder"),
+        ("{tmp}/results/", "names a folder, not a file"),  # not a file named "results"
+        ("{tmp}/" + "x" * 300, "over this file system's limit of"),
+        ("{fifo}", "is a FIFO (named pipe): only a regular file is replaced"),
+    ],
 )
 def test_experiments_unwritable_out_fails_before_training(tmp_path, out, phrase):
     (tmp_path / "file").write_text("")
-    out = out.format(tmp=tmp_path, file=tmp_path / "file")
+    os.mkfifo(tmp_path / "fifo")
+    out = out.format(tmp=tmp_path, file=tmp_path / "file", fifo=tmp_path / "fifo")
     started = time.monotonic()
     # a grid that would train for minutes: the check must come first
     done = run("-m", "posenc_lib.experiments", "--steps", "100000", "--out", out)
     assert_usage_error(done, "argument --out: ", phrase)
-    assert done.stdout == "" and time.monotonic() - started < 60
+    # seconds of start-up (torch), never the minutes of training
+    assert done.stdout == "" and time.monotonic() - started < 150
 
 
+@needs_torch
 def test_experiments_writes_atomically_and_reports(tmp_path):
     out = tmp_path / "sub" / "res.json"
     done = run("-m", "posenc_lib.experiments", *TINY, "--out", out)
@@ -232,6 +325,7 @@ def test_experiments_writes_atomically_and_reports(tmp_path):
     ]  # no temporary file left
 
 
+@needs_torch
 def test_experiments_ctrl_c_keeps_the_finished_runs(tmp_path):
     out = tmp_path / "res.json"
     slow = [*TINY, "--seeds", "0", "1", "2", "3", "--steps", "300", "--out", out]
@@ -250,6 +344,7 @@ def test_experiments_ctrl_c_keeps_the_finished_runs(tmp_path):
     assert not out.exists()
 
 
+@needs_torch
 def test_experiments_ctrl_c_before_a_run_finishes_writes_nothing(tmp_path):
     out = tmp_path / "res.json"
     code, _, stderr = interrupt_after(
@@ -262,6 +357,81 @@ def test_experiments_ctrl_c_before_a_run_finishes_writes_nothing(tmp_path):
         f" nothing written ({out} untouched)"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_torch
+def test_experiments_full_disk_after_training_says_so_in_one_line(tmp_path):
+    with tiny_disk(tmp_path / "disk") as disk:
+        out = disk / "res.json"
+        out.write_text('{"previous": true}\n')
+        proc = start(
+            "-m", "posenc_lib.experiments", *TINY, "--steps", "30", "--out", out
+        )
+        # the disk fills while the run trains (the output path was checked before)
+        for line in proc.stdout:
+            if "runs on cpu" in line:
+                fill(disk)
+                break
+        _, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 1, stderr
+        assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
+        assert stderr.strip() == (
+            f"python -m posenc_lib.experiments: cannot write {out}: No space left on device;"
+            f" the 1 finished runs are lost ({out} untouched)"
+        )
+        assert json.loads(out.read_text()) == {"previous": True}
+        assert sorted(p.name for p in disk.iterdir()) == ["filler", "res.json"]
+
+
+def _wait_for_library(pid: int, name: str, timeout: float = 120) -> None:
+    """Wait until process ``pid`` has mapped a shared library whose path contains ``name``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if name in Path(f"/proc/{pid}/maps").read_text():
+                return
+        except OSError:
+            break
+        time.sleep(0.01)
+    pytest.skip(f"could not see {name} being loaded (no /proc here?)")
+
+
+@needs_torch
+def test_experiments_ctrl_c_while_torch_loads_is_one_line(tmp_path):
+    out = tmp_path / "res.json"
+    proc = start("-m", "posenc_lib.experiments", *TINY, "--out", out)
+    _wait_for_library(
+        proc.pid, "libtorch"
+    )  # torch's import has begun; it takes seconds
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip() == (
+        "python -m posenc_lib.experiments: interrupted; nothing written"
+    ), stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@needs_torch
+def test_experiments_two_quick_ctrl_c_keep_the_finished_runs(tmp_path):
+    """A second Ctrl-C 2 ms after the first used to cut the saving short: "nothing written"."""
+    out = tmp_path / "res.json"
+    slow = [*TINY, "--seeds", "0", "1", "2", "--steps", "300", "--out", out]
+    proc = start("-m", "posenc_lib.experiments", *slow)
+    for line in proc.stdout:
+        if "seed 1:" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.002)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert "the finished runs are in" in stderr
+    partial = json.loads((tmp_path / "res.partial.json").read_text())
+    # the first run surely (the second's line is printed a moment before it is recorded)
+    assert partial["interrupted"] and len(partial["runs"]) >= 1
+    assert partial["runs"][0]["config"]["seed"] == 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,6 +450,32 @@ def test_benchmarks_bad_options_fail_before_any_work(tmp_path):
     )
     assert_usage_error(done, "argument --output:", "is not a folder")
     assert done.stdout == ""
+
+
+def test_benchmark_output_edge_cases_are_usage_errors(tmp_path):
+    done = run("-m", "benchmarks.bench_kernel", "--quick", "--output", f"{tmp_path}/k/")
+    assert_usage_error(done, "argument --output:", "names a folder, not a file")
+    assert done.stdout == "" and list(tmp_path.iterdir()) == []
+
+
+def test_a_benchmark_on_a_full_disk_says_so_in_one_line(tmp_path):
+    with tiny_disk(tmp_path / "disk") as disk:
+        out = disk / "k.json"
+        out.write_text('{"previous": true}\n')
+        proc = start("-m", "benchmarks.bench_kernel", "--quick", "--output", out)
+        for line in proc.stdout:
+            if (
+                "bench_kernel: " in line
+            ):  # measuring: the path was checked, fill the disk
+                fill(disk)
+                break
+        _, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 1, stderr
+        assert stderr.strip() == (
+            f"bench_kernel: cannot write {out}: No space left on device;"
+            f" the measurements are lost ({out} untouched)"
+        )
+        assert json.loads(out.read_text()) == {"previous": True}
 
 
 def test_benchmarks_ctrl_c_keeps_the_finished_modules(tmp_path):

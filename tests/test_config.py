@@ -125,3 +125,29 @@ def test_mathjax_is_served_from_the_book():
     sphinx = CONFIG["sphinx"]["config"]
     assert "://" not in sphinx["mathjax_path"]
     assert sphinx["html_extra_path"] == ["_extra"]
+
+
+def test_oldest_pins_are_pyprojects_floors():
+    """requirements/oldest.txt (what `make check-oldest` installs) pins exactly the floors of
+    pyproject.toml, so a floor cannot be lowered without the check testing it (issue 27)."""
+    project = PYPROJECT["project"]
+    extras = project["optional-dependencies"]
+    floors = {}
+    for spec in [*project["dependencies"], *extras["sym"], *extras["plot"]]:
+        name, specifier = requirement(spec)
+        assert specifier.startswith(">="), spec
+        floors[name] = specifier[2:]
+    oldest = {}
+    for line in (ROOT / "requirements/oldest.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            oldest[name.lower()] = version
+    assert oldest.keys() == floors.keys()
+    for name, floor in floors.items():  # 2.0 is 2.0.0, 3.9 is 3.9.0
+        assert oldest[name].split(".")[: len(floor.split("."))] == floor.split("."), (
+            name
+        )
+        assert set(oldest[name].split(".")[len(floor.split(".")) :]) <= {"0"}, name
+    torch_floor = requirement(extras["torch"][0])[1]
+    check = (ROOT / "scripts/check_oldest.py").read_text()
+    assert torch_floor == ">=2.13" and '"torch==2.13.0"' in check

@@ -279,3 +279,23 @@ def test_taylor_remainder_rejects_bad_scales():
         TypeError, match=r"scales must be .*, got an array of dtype <U5"
     ):
         hz.taylor_remainder(nonlinear, x, x, x, x, ["small"])
+
+
+def test_derivatives_do_not_vanish_under_no_grad():
+    """Called inside torch.no_grad(), the helpers still differentiate (no silent zeros)."""
+    x_m, x_n, p_m, p_n = (rand(3, seed=s) for s in range(4))
+    expected = (
+        hz.cross_hessian(nonlinear, x_m, x_n),
+        hz.hessian_blocks(nonlinear, x_m, x_n).hessian_mn,
+        hz.taylor_terms(nonlinear, x_m, x_n, p_m, p_n),
+    )
+    with torch.no_grad():
+        got = (
+            hz.cross_hessian(nonlinear, x_m, x_n),
+            hz.hessian_blocks(nonlinear, x_m, x_n).hessian_mn,
+            hz.taylor_terms(nonlinear, x_m, x_n, p_m, p_n),
+        )
+    assert torch.count_nonzero(expected[0]) > 0
+    assert torch.equal(got[0], expected[0])
+    assert torch.equal(got[1], expected[1])
+    assert got[2] == expected[2]

@@ -25,6 +25,8 @@ NEEDS = {
     "hessian": "torch",
     "attention": "torch",
     "experiments": "torch",
+    "scaled_rotary": "torch",
+    "alibi_falcon": "torch",
 }
 
 

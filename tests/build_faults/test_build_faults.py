@@ -1,4 +1,5 @@
-"""Injected build faults fail `make book` / `make check-book`, on the first run and on a rerun.
+"""Injected build faults fail `make book` / `make check-book`, on the first run and on a rerun,
+and a failed build leaves no stale book in _build/html that looks current.
 
 Each test builds a minimal book (an intro page and one chapter notebook) with the project's own
 Makefile, _config.yml, _ext/ and book checks, in a temporary folder, with this checkout's
@@ -131,3 +132,26 @@ def test_a_fault_in_an_unchanged_page_is_found_after_a_passing_build(book):
     write_chapter(book, chapter(label=""))
     for _ in range(2):
         assert_fails(make(book, "book"), "fault-chapter")
+
+
+def test_unknown_kernel_and_unparsable_code_fail_and_leave_no_stale_book(book):
+    """Issue 27: both passed every check; a failed build left the last good HTML in place."""
+    done = make(book, "book")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    html = book / "_build" / "html"
+    assert (html / "notebooks" / "01_chapter.html").is_file()
+    unknown_kernel = chapter()
+    unknown_kernel["metadata"]["kernelspec"]["name"] = "pyhton3"
+    unparsable = chapter()
+    unparsable["cells"][1]["source"] = "print('ok'"
+    for notebook, phrase in [
+        (unknown_kernel, "unknown kernel name: \"'pyhton3'"),
+        (unparsable, "Cell 0 (cell 1): code that does not parse: "),
+    ]:
+        write_chapter(book, notebook)
+        for target in ("book", "book", "check-book"):
+            done = make(book, target)
+            assert_fails(done, phrase)
+            assert "_build/html holds no book" in done.stderr
+            assert not html.exists()  # the last good book is not left looking current
+        assert (book / "_build" / "html.failed").is_dir()

@@ -15,9 +15,15 @@ SLIPS = {
     ),
     # a wrong denominator in the causal counting formula (ch1-causal-count)
     "causal count": (
-        "the causal outputs equal",
+        "causal outputs: counting formula",
         "(v_bos + m * v_tok) / (m + 1)",
         "(v_bos + m * v_tok) / (m + 2)",
+    ),
+    # the read-out offset c taken from the wrong value vector: u^T(out_m - c)/|u|^2 != 1/(m+1)
+    "read-out offset": (
+        "causal outputs: counting formula",
+        "uniform.out_proj(v_tok), uniform",
+        "uniform.out_proj(v_bos), uniform",
     ),
     # a dropped half angle in (ch1-step): caught by 2 - 2 cos and by the measured steps
     "half angle": (
