@@ -129,7 +129,9 @@ def test_appendix_fixes_of_the_second_referee() -> None:
     # the textbook has no shift block; "monotonically" is said by neither source
     assert "the shift block written in the wrong coordinate order" not in text
     assert "falls monotonically" not in text
-    assert "the four-term score; similarity decreasing with distance" in text
+    # the textbook's "decreasing overall" is in its §6.1.2; its §6.1.3 is the four-term score
+    assert "with similarity decreasing overall with distance" in text
+    assert "the four-term score, eq. (6.1.13)" in text
     # the textbook's second argument does mention 2k pi
     assert "the proof drops the $2k\\pi$ solutions" not in text
     assert "不等于2kπ" in text

@@ -2,6 +2,8 @@
 
 - Chapter 1 quotes four source texts calling attention permutation-invariant (置换不变); each
   quotation must occur verbatim in its source, and the fifth source must not use the word.
+- The claims appendix quotes the source texts where only the text can settle a claim; each
+  quotation must occur verbatim in its source.
 - The appendix's coverage tables must list every section heading of every source text.
 
 The source texts are not shipped with the book. The tests look for them in ``$POSENC_SEEDS``,
@@ -62,12 +64,17 @@ def _cells(path: Path, kind: str) -> list[str]:
     return ["".join(c["source"]) for c in cells if c["cell_type"] == kind]
 
 
-def _chapter1_quotes() -> dict[str, str]:
-    (cell,) = [c for c in _cells(CHAPTER1, "code") if "SOURCE_QUOTES = {" in c]
+def _quotes(path: Path) -> dict[str, str]:
+    """The ``SOURCE_QUOTES`` dictionary of a notebook's code cell."""
+    (cell,) = [c for c in _cells(path, "code") if "SOURCE_QUOTES = {" in c]
     for node in ast.parse(cell).body:
         if isinstance(node, ast.Assign) and node.targets[0].id == "SOURCE_QUOTES":
             return ast.literal_eval(node.value)
-    raise AssertionError("SOURCE_QUOTES not found in chapter 1")
+    raise AssertionError(f"SOURCE_QUOTES not found in {path.name}")
+
+
+def _chapter1_quotes() -> dict[str, str]:
+    return _quotes(CHAPTER1)
 
 
 def headings(text: str, numbered: bool) -> list[str]:
@@ -116,6 +123,18 @@ def test_each_quotation_occurs_verbatim_in_its_source() -> None:
     assert len(quotes) == 4
     for key, quote in quotes.items():
         assert quote in _source(key).replace("**", ""), key
+
+
+@needs_seeds
+def test_the_appendix_quotations_occur_verbatim_in_their_sources() -> None:
+    # the appendix's claims that only the source text can settle (BERT's "typical output",
+    # the printed format, eq. (45), ...): quotation -> source key
+    quotes = _quotes(APPENDIX)
+    assert len(quotes) >= 10
+    for quote, key in quotes.items():
+        assert quote in _source(key), (key, quote)
+    # control: the same quotation with one digit changed is not in the source
+    assert "- Word embedding norm: 8.3" not in _source("seed_extension")
 
 
 @needs_seeds
