@@ -28,9 +28,6 @@ import lesson  # noqa: E402
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 CHAPTERS = [p for p in NOTEBOOKS if re.match(r"\d\d[a-z]?_", p.name) and p.name < "90"]
-#: Chapters whose lesson-first rewrite has not landed yet: the budget and idiom rules are not
-#: yet enforced on them. Empty when issue 21 is done.
-NOT_YET_REWRITTEN: set[str] = set()
 
 
 def _code(source: str) -> str:
@@ -72,15 +69,11 @@ def idiom_problems(nb: nbformat.NotebookNode, name: str) -> list[str]:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_check_idiom(path: Path) -> None:
-    if path.name in NOT_YET_REWRITTEN:
-        pytest.skip("lesson-first rewrite pending (issue 21)")
     assert idiom_problems(nbformat.read(path, as_version=4), path.name) == []
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_main_line_budget(path: Path) -> None:
-    if path.name in NOT_YET_REWRITTEN:
-        pytest.skip("lesson-first rewrite pending (issue 21)")
     assert lesson.budget(nbformat.read(path, as_version=4)).problems() == []
 
 

@@ -19,9 +19,7 @@ from test_browser_book import _chapters, _html_dir
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
-sys.path.insert(0, str(REPO / "tests"))
 import lesson  # noqa: E402
-import test_lesson_layout  # noqa: E402
 
 PHONE = {"width": 390, "height": 844}
 
@@ -76,14 +74,6 @@ def screen_problems(
     return problems
 
 
-def _rewritten(page: str) -> bool:
-    """The lesson-first rewrite of the chapter has landed (tests/test_lesson_layout.py)."""
-    return (
-        Path(page).with_suffix(".ipynb").name
-        not in test_lesson_layout.NOT_YET_REWRITTEN
-    )
-
-
 @pytest.fixture(scope="module")
 def phone(chromium: str):
     """One phone-sized page for every test of this module (Playwright's sync API allows one
@@ -104,8 +94,6 @@ def served(phone):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("page", _chapters())
 def test_main_line_fits_35_phone_screens(served: tuple, page: str) -> None:
-    if not _rewritten(page):
-        pytest.skip("lesson-first rewrite pending (issue 21)")
     browser_page, base = served
     measured = measure(browser_page, base + page)
     assert screen_problems(measured, page) == []
