@@ -482,13 +482,15 @@ def test_benchmarks_ctrl_c_keeps_the_finished_modules(tmp_path):
     proc = start("-m", "benchmarks", "--quick", "--output-dir", tmp_path)
     code, _, stderr = interrupt_after(proc, "=== bench_tables ===")
     assert code == 130, stderr
-    kernel = tmp_path / "kernel.json"
+    # The modules run in name order: bench_kernel and bench_rotary finish before bench_tables.
+    kernel, rotary = tmp_path / "kernel.json", tmp_path / "rotary.json"
     assert stderr.strip() == (
-        f"python -m benchmarks: interrupted in bench_tables (kept {kernel};"
+        f"python -m benchmarks: interrupted in bench_tables (kept {kernel}, {rotary};"
         " bench_tables wrote nothing)"
     )
     assert json.loads(kernel.read_text())["benchmark"] == "bench_kernel"
-    assert [p.name for p in tmp_path.iterdir()] == ["kernel.json"]
+    assert json.loads(rotary.read_text())["benchmark"] == "bench_rotary"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kernel.json", "rotary.json"]
 
 
 def test_a_benchmark_module_ctrl_c_writes_nothing(tmp_path):
