@@ -17,15 +17,20 @@ chapter                  modules
                          :mod:`~posenc_lib.attention` (small attention functions, *torch*)
 4 Complex derivation     the core; :mod:`~posenc_lib.shift_invariance` (``toeplitz_defect``)
 5 Long-range decay       :mod:`~posenc_lib.exact_kernel`, :mod:`~posenc_lib.decay`,
-                         :mod:`~posenc_lib.special`, :mod:`~posenc_lib.distances`
-6 The Hessian            :mod:`~posenc_lib.shift_invariance`, :mod:`~posenc_lib.dominance`,
+                         :mod:`~posenc_lib.special`
+6 The exact sum          :mod:`~posenc_lib.exact_kernel` (``kernel_from_frequencies``),
+                         :mod:`~posenc_lib.decay`, :mod:`~posenc_lib.special`,
+                         :mod:`~posenc_lib.distances`
+7 The Hessian            :mod:`~posenc_lib.shift_invariance`, :mod:`~posenc_lib.dominance`,
                          :mod:`~posenc_lib.spectrum`, :mod:`~posenc_lib.pretrained` (shipped
                          data), :mod:`~posenc_lib.hessian`, :mod:`~posenc_lib.attention`
-7 Experiments            :mod:`~posenc_lib.nn` (*torch*), :mod:`~posenc_lib.experiments`
-                         (runner and CLI, *torch*); rotary scaling:
+8 Rotary embeddings      :mod:`~posenc_lib.shift_invariance` (``rotary_scores``),
+                         :mod:`~posenc_lib.nn` (``RotaryEmbedding``, *torch*); rotary scaling:
                          :mod:`~posenc_lib.rope_scaling` (frequency schedules),
                          :mod:`~posenc_lib.scaled_rotary` (the module, *torch*)
-8 Engineering            :mod:`~posenc_lib.angle_addition` (fast tables),
+9 Experiments            :mod:`~posenc_lib.nn` (*torch*), :mod:`~posenc_lib.experiments`
+                         (runner and CLI, *torch*)
+10 Engineering           :mod:`~posenc_lib.angle_addition` (fast tables),
                          :mod:`~posenc_lib.error_bounds`, :mod:`~posenc_lib.high_precision`
                          (*mpmath*), :mod:`~posenc_lib.conventions` (framework tables),
                          :mod:`~posenc_lib.nn`, :mod:`~posenc_lib.alibi_falcon` (Falcon's

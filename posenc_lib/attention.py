@@ -10,7 +10,7 @@ attention weights:
 * :class:`PooledScalarModel` and :func:`two_token_function`: any sequence layer made scalar, as a
   function of two of its tokens.
 
-Chapter 3 differentiates them; chapter 6 measures their cross-Hessians.
+Chapter 3 differentiates them; chapter 7 measures their cross-Hessians.
 """
 
 from __future__ import annotations

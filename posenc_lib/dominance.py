@@ -1,4 +1,4 @@
-r"""How much of a matrix sits on its diagonal, with random-basis baselines (chapter 6).
+r"""How much of a matrix sits on its diagonal, with random-basis baselines (chapter 7).
 
 "The covariance is diagonally dominant" is a claim about a basis. :func:`diagonal_dominance`
 measures it four ways; :func:`expected_rotated_diagonal_share` and

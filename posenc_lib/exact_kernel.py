@@ -269,7 +269,7 @@ def kernel_from_frequencies(delta: ArrayLike, theta: ArrayLike) -> np.ndarray:
 
     This is :math:`\langle p_m, p_n\rangle/n` for the encoding with the :math:`n` pairs
     :math:`(\sin m\theta_j, \cos m\theta_j)`, whatever the schedule of the :math:`\theta_j`
-    (chapter 5 compares linear and power-law schedules with the geometric one). Angles are
+    (chapter 6 compares linear and power-law schedules with the geometric one). Angles are
     reduced modulo :math:`2\pi` exactly, as in :func:`posenc_lib.kernel`.
 
     Parameters

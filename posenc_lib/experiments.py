@@ -1,4 +1,4 @@
-r"""Synthetic length-generalization experiments for chapter 7.
+r"""Synthetic length-generalization experiments for chapter 9.
 
 Two tasks in which position matters in different ways, over random token sequences
 :math:`x_0, \dots, x_{L-1}` drawn uniformly from ``vocab_size`` symbols:
@@ -26,7 +26,7 @@ Run a configuration from the command line (``--help`` lists the options)::
     python -m posenc_lib.experiments --steps 2000 --dim 64 --out results.json
 
 It uses a GPU when one is present (``--device auto``) and writes a JSON file with the command,
-the git commit, the hardware, the configuration, every run and a mean/spread summary. Chapter 7
+the git commit, the hardware, the configuration, every run and a mean/spread summary. Chapter 9
 reads two such files, shipped with the package so that the chapter can read them wherever the
 library is installed: ``posenc_lib/data/experiments_grid.json`` (its 57-run grid; the chapter
 retrains a few of the runs and checks that they reproduce the file) and

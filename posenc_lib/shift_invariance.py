@@ -1,7 +1,7 @@
 r"""Forms of two positions that depend on :math:`m - n` only: measuring it and projecting onto it.
 
 The derivation of the sinusoidal encoding assumes :math:`H = I` in the cross term
-:math:`p_m^\top H p_n`; chapter 6 asks which :math:`H` keep the form *relative*, a function of
+:math:`p_m^\top H p_n`; chapter 7 asks which :math:`H` keep the form *relative*, a function of
 :math:`m - n` alone. On a grid of positions the form is the matrix
 :math:`G_{mn} = p_m^\top H p_n` (:func:`position_bilinear`), and it is relative exactly when
 :math:`G` is constant along its diagonals, a Toeplitz matrix (:func:`toeplitz_defect`,
@@ -12,7 +12,7 @@ coordinates :math:`(2i, 2i+1)` holding :math:`(\sin m\theta_i, \cos m\theta_i)`;
 :math:`J = \begin{pmatrix} 0 & -1 \\ 1 & 0 \end{pmatrix}` generates rotations,
 :math:`R(\varphi) = \cos\varphi\, I + \sin\varphi\, J`. For distinct frequencies in
 :math:`(0, \pi)` the relative :math:`H` are exactly those whose diagonal pair blocks are
-:math:`a_i I + b_i J` and whose other blocks vanish (chapter 6): :func:`relative_projection`
+:math:`a_i I + b_i J` and whose other blocks vanish (chapter 7): :func:`relative_projection`
 keeps that part of any :math:`H`, :func:`random_relative_matrix` draws one. Rotary embeddings are
 relative by construction (:func:`rotary_scores`).
 

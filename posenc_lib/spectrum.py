@@ -1,4 +1,4 @@
-r"""The power spectrum of a position table along the position axis (chapter 6).
+r"""The power spectrum of a position table along the position axis (chapter 7).
 
 A sinusoidal table puts all its power at its :math:`d/2` frequencies :math:`\theta_i/2\pi`;
 :func:`position_power_spectrum` measures where a learned table puts its power, so the two can be

@@ -71,7 +71,7 @@ CONFIG = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
 OUT = REPO / "colab"
 
 # The notebooks that get a Colab edition: the chapters and the appendix of claims checked.
-SOURCES = ("notebooks/0*.ipynb", "notebooks/90_claims_checked.ipynb")
+SOURCES = ("notebooks/[0-9][0-9]_*.ipynb",)  # the chapters and the appendix
 
 # Statements of sphinx-proof that are numbered, each kind with its own counter (its default
 # ``prf_realtyp_to_countertyp``); ``proof`` is not numbered.

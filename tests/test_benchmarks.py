@@ -36,7 +36,7 @@ def test_quick_benchmarks_run_and_write_nothing():
 
 
 # ---------------------------------------------------------------------------------------------
-# The stored benchmark run that chapter 8 displays (package data; timings are not re-measured)
+# The stored benchmark run that chapter 10 displays (package data; timings are not re-measured)
 # ---------------------------------------------------------------------------------------------
 
 

@@ -109,7 +109,7 @@ def test_glossary_entries_named_by_the_referee() -> None:
     assert "devlin2019bert" in learned[: learned.index("{ref}")]
     nope = text[text.index("NoPE") :]
     nope = nope[: nope.index("self-attention")]
-    assert "{ref}`ch1`" in nope and "{ref}`ch7`" in nope
+    assert "{ref}`ch1`" in nope and "{ref}`ch9`" in nope
     layout = text[text.index("layout 排列方式") :]
     assert "all four are exact permutations" in layout[: layout.index("shift matrix")]
 

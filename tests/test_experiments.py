@@ -327,7 +327,7 @@ def test_command_line_bad_arguments(tmp_path, capsys, deterministic, restore_thr
 
 
 def _chapter_grid() -> list[ex.Config]:
-    """Chapter 7's grid, written as the chapter writes it."""
+    """Chapter 9's grid, written as the chapter writes it."""
     configs = ex.expand_grid(
         ex.Config(test_multiples=(1, 1.5, 2, 3, 4)),
         sinusoidal_bases=(1e2, 1e3, 1e4, 1e5),

@@ -10,7 +10,7 @@ from tests.chapters.runner import expect_check_fails
 def test_the_poisson_identity_needs_its_endpoint_term() -> None:
     """Without the endpoint term (cos Delta - cos(Delta/b))/d the identity misses by > 1e-3."""
     failure = expect_check_fails(
-        "05b_aliasing_floor_schedules",
+        "06_aliasing_floor_schedules",
         check="(ch5-poisson)",
         old="ends = (math.cos(delta_) - math.cos(delta_ / b)) / d",
         new="ends = 0.0",

@@ -1,4 +1,4 @@
-"""Controls of chapter 8 (``notebooks/06b_rotary.ipynb``): planted slips its checks reject.
+"""Controls of chapter 8 (``notebooks/08_rotary.ipynb``): planted slips its checks reject.
 
 Each test runs the chapter in-process up to one check cell with a plausible slip planted
 (``tests/chapters/runner.py``) and asserts that this check cell rejects it.
@@ -10,7 +10,7 @@ import pytest
 
 from tests.chapters.runner import expect_check_fails
 
-CHAPTER = "06b_rotary"
+CHAPTER = "08_rotary"
 
 
 def test_long_run_mean_square_without_its_half_is_rejected() -> None:
@@ -26,7 +26,7 @@ def test_abel_identity_with_shifted_partial_sums_is_rejected() -> None:
     # S_j in place of S_{j+1}: an off-by-one in the summation by parts
     expect_check_fails(
         CHAPTER,
-        check="(ch6-abel): identity",
+        check="(ch7-abel): identity",
         old="abel = np.real(-s_parts @ steps)",
         new="abel = np.real(-np.hstack([np.zeros((sample.size, 1)), s_parts[:, :-1]]) @ steps)",
     )

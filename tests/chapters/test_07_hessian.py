@@ -1,4 +1,4 @@
-"""Controls of chapter 7 (``notebooks/06_hessian.ipynb``): planted slips its checks reject.
+"""Controls of chapter 7 (``notebooks/07_hessian.ipynb``): planted slips its checks reject.
 
 Each test runs the chapter in-process up to one check cell with a plausible slip planted
 (``tests/chapters/runner.py``) and asserts that this check cell rejects it.
@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from tests.chapters.runner import expect_check_fails
 
-CHAPTER = "06_hessian"
+CHAPTER = "07_hessian"
 
 
 def test_sine_term_of_the_wrong_sign_is_rejected() -> None:
-    # (ch6-relative) is a cos - b sin; a + b sin is the classic sign slip
+    # (ch7-relative) is a cos - b sin; a + b sin is the classic sign slip
     expect_check_fails(
         CHAPTER,
-        check="(ch6-relative), sign included",
+        check="(ch7-relative), sign included",
         old="rhs = np.sum(a_i * np.cos(lag) - b_i * np.sin(lag), axis=-1)",
         new="rhs = np.sum(a_i * np.cos(lag) + b_i * np.sin(lag), axis=-1)",
     )
