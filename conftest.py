@@ -40,8 +40,8 @@ def pytest_terminal_summary(terminalreporter):
                     terminalreporter.write_line(str(value))
 
 
-#: Set to 1 to make a figure that `make execute` would rewrite fail nbval (default: a warning).
-STRICT_FIGURES = "POSENC_STRICT_FIGURES"
+#: The tag of a cell whose figure is not compared by nbval (see ``pytest_configure``).
+FIGURE_VARIES = "figure-varies"
 
 
 def pytest_configure(config):
@@ -49,18 +49,23 @@ def pytest_configure(config):
 
     nbval compares text, not images; ``scripts/execute_notebooks.py`` keeps a stored figure
     whose re-rendering is the same picture (``same_figure``). Checking that here, on every
-    nbval run of every chapter (``make test``, ``make check-portable``), shows whether ``make
-    execute`` on an unchanged chapter would change a byte, without executing the chapters
-    twice. A figure that differs is a warning naming the cell, or a failure with
-    ``POSENC_STRICT_FIGURES=1``: not yet a failure by default, because chapter 8's float32
-    error plot differs between CPUs (its float32 sin/cos are SIMD-dependent; issue 27).
-    Figures stored by another matplotlib version are not compared (``make check-oldest``).
+    nbval run of every chapter (``make test``, ``make check-portable``), fails a cell whose
+    figure ``make execute`` would rewrite, so an unchanged chapter changes no byte on any CPU,
+    BLAS, SIMD level or thread count, without executing the chapters twice. There is no
+    opt-out: a figure of round-off (a float32 error curve) must draw something that does not
+    depend on the last bits (``10_engineering``, chapter 10, draws such errors as the bound
+    they are checked against). Figures stored by another matplotlib version are not compared
+    (``make check-oldest``).
+
+    The one exception is a cell tagged ``figure-varies`` (:data:`FIGURE_VARIES`): a picture of
+    a *trained* model, whose float32 training amplifies the back-end's round-off into every
+    pixel (chapter 7's logit surfaces: up to 0.5 % of the colour range, so most pixels move by
+    a level). Its text outputs are still compared, and what it shows is asserted by check
+    cells from the same trained model (trained Toeplitz share > 0.7 > fresh; the mean share
+    0.81 to 0.01).
     """
     if not getattr(config.option, "nbval", False):
         return
-    import os
-    import warnings
-
     from nbval.plugin import IPyNbCell
 
     if getattr(IPyNbCell.compare_outputs, "figures_checked", False):
@@ -69,15 +74,13 @@ def pytest_configure(config):
     from execute_notebooks import figure_differences
 
     compare_text = IPyNbCell.compare_outputs
-    strict = os.environ.get(STRICT_FIGURES) == "1"
 
     def compare_outputs(self, test, ref, skip_compare=None):
         same = compare_text(self, test, ref, skip_compare)
+        if FIGURE_VARIES in self.cell.metadata.get("tags", []):
+            return same
         problems = figure_differences(test, ref)
-        if problems and not strict:
-            where = f"{Path(str(self.fspath)).name}::Cell {self.cell_num}"
-            warnings.warn(f"{where}: {'; '.join(problems)}", UserWarning, stacklevel=1)
-        elif problems:
+        if problems:
             if same:
                 self.comparison_traceback = []
             self.comparison_traceback += problems

@@ -24,9 +24,9 @@ changed:
   rewrote chapters 3, 6 and 8 on an unchanged run (issue 27). "The same picture": the same
   size and PNG text chunks (matplotlib's version, the smallest text size), at most
   :data:`FIGURE_MAX_LEVELS` levels apart in any channel, in at most :data:`FIGURE_MAX_SHARE`
-  of the pixels. ``conftest.py`` makes nbval check exactly this on every run (a warning per
-  differing figure; a failure with ``POSENC_STRICT_FIGURES=1``), so the nbval runs of ``make
-  test`` show whether ``make execute`` on an unchanged chapter would change a byte.
+  of the pixels. ``conftest.py`` makes nbval check exactly this on every run (a differing
+  figure fails its cell), so the nbval runs of ``make test`` fail where ``make execute`` on an
+  unchanged chapter would change a byte.
 
 ``--normalize-only`` applies the last four without executing (execution counts are left as
 they are: only a run in order can renumber them). ``tests/test_notebook_hygiene.py`` checks

@@ -309,12 +309,12 @@ def test_nbval_fails_a_chapter_whose_figure_make_execute_would_rewrite(
     path = one_cell_notebook(tmp_path / "figure.ipynb", plot)
     assert execute_notebooks.process(path) is True  # stores the figure
 
-    def nbval(strict: str = "1") -> subprocess.CompletedProcess:
+    def nbval(**env: str) -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
              "conftest", "--nbval", "--nbval-current-env", str(path)],
             capture_output=True, text=True, timeout=300, cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "POSENC_STRICT_FIGURES": strict},
+            env={**os.environ, "PYTHONPATH": str(ROOT), **env},
         )  # fmt: skip
 
     done = nbval()
@@ -326,6 +326,5 @@ def test_nbval_fails_a_chapter_whose_figure_make_execute_would_rewrite(
     done = nbval()
     assert done.returncode == 1
     assert "not the same picture as the stored one" in done.stdout
-    lenient = nbval(strict="0")  # by default: a warning naming the cell, not a failure
-    assert lenient.returncode == 0, lenient.stdout[-3000:]
-    assert "figure.ipynb::Cell 0: figure 0: not the same picture" in lenient.stdout
+    # strict by default, with no opt-out: the former switch no longer turns it into a warning
+    assert nbval(POSENC_STRICT_FIGURES="0").returncode == 1
