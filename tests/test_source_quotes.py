@@ -79,7 +79,8 @@ def _chapter1_quotes() -> dict[str, str]:
 
 def headings(text: str, numbered: bool) -> list[str]:
     """Section headings of a source text: markdown headings outside code fences, or, for the
-    question-and-answer post (plain text), its numbered sections "N. title"."""
+    question-and-answer post (plain text), its numbered sections "N. title" and
+    sub-sections "N.M title"."""
     found, fence = [], False
     for line in text.splitlines():
         if line.strip().startswith("```"):
@@ -88,7 +89,7 @@ def headings(text: str, numbered: bool) -> list[str]:
         if fence:
             continue
         if numbered:
-            match = re.match(r"^(\d+\. \S.*)$", line)
+            match = re.match(r"^(\d+\.\d* \S.*)$", line)
         else:
             match = re.match(r"^#{1,6}\s*(.*?)\s*#?\s*$", line)
         if match:
