@@ -16,6 +16,8 @@ _NEEDS = {
     "posenc_lib/hessian.py": "torch",
     "posenc_lib/attention.py": "torch",
     "posenc_lib/experiments.py": "torch",
+    "posenc_lib/alibi_falcon.py": "torch",
+    "posenc_lib/scaled_rotary.py": "torch",
     "posenc_lib/notebook.py": "sympy",
     "posenc_lib/high_precision.py": "mpmath",
     "tests/helpers_torch.py": "torch",
