@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -102,18 +103,46 @@ def run_chapter(
     shell = _shell()
     import matplotlib.pyplot as plt
 
-    with contextlib.chdir(path.parent), open(os.devnull, "w") as sink:
-        with contextlib.redirect_stdout(sink):
-            for source in sources:
-                result = shell.run_cell(source, store_history=False, silent=True)
-                plt.close("all")  # plt.show() is a no-op here: figures would pile up
-                error = result.error_before_exec or result.error_in_exec
-                if error is not None:
-                    title = _title(source)
-                    if title is not None:
-                        raise CheckFailed(title, error)
-                    raise error
+    with (
+        _process_state_kept(),
+        contextlib.chdir(path.parent),
+        open(os.devnull, "w") as sink,
+        contextlib.redirect_stdout(sink),
+    ):
+        for source in sources:
+            result = shell.run_cell(source, store_history=False, silent=True)
+            plt.close("all")  # plt.show() is a no-op here: figures would pile up
+            error = result.error_before_exec or result.error_in_exec
+            if error is not None:
+                title = _title(source)
+                if title is not None:
+                    raise CheckFailed(title, error)
+                raise error
     return shell.user_ns
+
+
+@contextlib.contextmanager
+def _process_state_kept():
+    """Undo what a chapter sets for the whole process (numpy's print options, matplotlib's
+    style, torch's thread count and default dtype): the chapter runs inside a pytest worker,
+    and a doctest that runs there later must print as it does alone."""
+    import matplotlib
+    import numpy as np
+
+    torch = sys.modules.get("torch")
+    printing = np.get_printoptions()
+    threads = torch.get_num_threads() if torch else None
+    dtype = torch.get_default_dtype() if torch else None
+    try:
+        with matplotlib.rc_context():
+            yield
+    finally:
+        np.set_printoptions(**printing)
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            if threads is not None:
+                torch.set_num_threads(threads)
+            torch.set_default_dtype(dtype or torch.float32)
 
 
 def expect_check_fails(chapter: str, *, check: str, old: str, new: str) -> CheckFailed:
