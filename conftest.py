@@ -55,7 +55,7 @@ def pytest_configure(config):
     figure ``make execute`` would rewrite, so an unchanged chapter changes no byte on any CPU,
     BLAS, SIMD level or thread count, without executing the chapters twice. There is no
     opt-out: a figure of round-off (a float32 error curve) must draw something that does not
-    depend on the last bits (``10_engineering``, chapter 10, draws such errors as the bound
+    depend on the last bits (``11_engineering``, chapter 11, draws such errors as the bound
     they are checked against). Figures stored by another matplotlib version are not compared
     (``make check-oldest``).
 

@@ -3,7 +3,7 @@
 For each (L, d) in :data:`SIZES` and each output dtype, time (median of several repeats, all in
 one run and one process) and measure the peak extra memory and the accuracy of:
 
-* ``posenc_lib`` -- :func:`posenc_lib.sinusoidal` (angle addition, chapter 10);
+* ``posenc_lib`` -- :func:`posenc_lib.sinusoidal` (angle addition, chapter 11);
 * ``textbook_numpy`` -- the textbook numpy code: float64 outer product of positions and
   frequencies, ``np.sin``/``np.cos`` into the strided slices ``[:, 0::2]``/``[:, 1::2]`` of a zeros
   array, converted to the requested dtype at the end;
@@ -19,11 +19,11 @@ one run and one process) and measure the peak extra memory and the accuracy of:
 Then the forward overhead of :class:`posenc_lib.nn.SinusoidalPositionalEncoding` against adding a
 precomputed buffer slice. A ratio table is printed, and the results (with the hardware, the
 versions and the load average at the start and the end of the run) are written to
-``posenc_lib/data/bench_tables.json``. The file ships inside the package because chapter 10
+``posenc_lib/data/bench_tables.json``. The file ships inside the package because chapter 11
 displays it: the chapter reads it with :mod:`importlib.resources`, so it works the same in a
 checkout, an installed wheel and Colab, with no network. The chapter's printed numbers come from
 that file, so after a new run re-execute the chapter
-(``make execute NB=notebooks/10_engineering.ipynb``) before committing both.
+(``make execute NB=notebooks/11_engineering.ipynb``) before committing both.
 
 Run it with ``python -m benchmarks tables`` (``make bench`` runs every benchmark), or
 ``python -m benchmarks.bench_tables --quick`` for a smoke test that writes nothing.
@@ -59,7 +59,7 @@ DTYPES = ("float32", "float64")
 TARGET_SIZE = (32768, 1024)
 TARGETS = {"textbook_numpy": 10.0, "pytorch_tutorial": 3.0, "fill_floor_within": 5.0}
 #: Where a full run writes its results: the package data of the checkout's ``posenc_lib`` (not of
-#: an installed copy), shipped in the wheel and read by chapter 10 with importlib.resources.
+#: an installed copy), shipped in the wheel and read by chapter 11 with importlib.resources.
 RESULTS = (
     Path(__file__).resolve().parent.parent / "posenc_lib" / "data" / "bench_tables.json"
 )

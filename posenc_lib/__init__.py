@@ -30,7 +30,7 @@ chapter                  modules
                          :mod:`~posenc_lib.scaled_rotary` (the module, *torch*)
 9 Experiments            :mod:`~posenc_lib.nn` (*torch*), :mod:`~posenc_lib.experiments`
                          (runner and CLI, *torch*)
-10 Engineering           :mod:`~posenc_lib.angle_addition` (fast tables),
+11 Engineering           :mod:`~posenc_lib.angle_addition` (fast tables),
                          :mod:`~posenc_lib.error_bounds`, :mod:`~posenc_lib.high_precision`
                          (*mpmath*), :mod:`~posenc_lib.conventions` (framework tables),
                          :mod:`~posenc_lib.nn`, :mod:`~posenc_lib.alibi_falcon` (Falcon's

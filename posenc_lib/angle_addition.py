@@ -20,7 +20,7 @@ bounded. The step is one complex multiplication per pair: with
 :math:`w_{a+r} = w_a\,e^{-ir\theta_i}` (chapter 4's :math:`e^{im\theta}`, conjugated and turned by
 :math:`i`), so numpy does the two products and the sum of each entry in one pass.
 
-The error of the result is bounded in :mod:`posenc_lib.error_bounds` (proved in chapter 10).
+The error of the result is bounded in :mod:`posenc_lib.error_bounds` (proved in chapter 11).
 Users call :func:`posenc_lib.sinusoidal`, which uses this method for integer positions in
 arithmetic progression (``method="angle_addition"`` forces it).
 """
@@ -64,7 +64,7 @@ _BLOCK_BYTES = 512 * 1024
 #: Target size in bytes of the slice of output rows combined by one ufunc call.
 _CHUNK_BYTES = 512 * 1024
 #: Tables with at least this many entries are filled by several threads (below it, starting the
-#: threads costs more than they save: measured on the benchmark machine of chapter 10).
+#: threads costs more than they save: measured on the benchmark machine of chapter 11).
 _THREAD_MIN_ENTRIES = 1 << 24
 
 
@@ -218,7 +218,7 @@ def fill_progression(
     r"""Fill ``out[k]`` with the encoding of position :math:`s + k\,t` by angle addition.
 
     Each pair is handled as the complex number :math:`w = \sin m\theta_i + i\cos m\theta_i`,
-    so that :math:`w_{a+r} = w_a\,e^{-ir\theta_i}`: the rotation (chapter 10) is one complex
+    so that :math:`w_{a+r} = w_a\,e^{-ir\theta_i}`: the rotation (chapter 11) is one complex
     multiplication, two real products and one sum per entry, done by a single ufunc pass. The
     products are those of :math:`P \odot U + Q \odot V`; numpy may fuse one of them into the sum
     (a fused multiply-add), which only removes a rounding. Every layout is computed by the same

@@ -1,7 +1,7 @@
 r"""Position tables as common frameworks store them, computed accurately by this library.
 
 Each framework computes the same formula with float32 angles, so its table differs from this
-library's by its own float32 angle error (chapter 10). The tests compare every convention with a
+library's by its own float32 angle error (chapter 11). The tests compare every convention with a
 transcription of the framework's code.
 
 =================  =================  ====================  =================================

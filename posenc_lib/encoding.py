@@ -247,7 +247,7 @@ def sinusoidal(
     -----
     Both methods agree to a proved bound: every entry of an angle-addition table is within
     :func:`posenc_lib.error_bounds.error_bound` of the exact value (about
-    :math:`1.8\times10^{-7}` in float32, :math:`2.5\,\varepsilon\max|m|` in float64, chapter 10).
+    :math:`1.8\times10^{-7}` in float32, :math:`2.5\,\varepsilon\max|m|` in float64, chapter 11).
 
     Other parametrizations in the wild are positions and a base, exactly (each tested against
     the real code on the book page "Conventions in the wild"):

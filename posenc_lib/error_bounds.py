@@ -1,8 +1,8 @@
-r"""Error bounds of sinusoid tables built by angle addition (chapter 10), proved given two
+r"""Error bounds of sinusoid tables built by angle addition (chapter 11), proved given two
 assumed accuracies of numpy: its float64 frequencies are within :math:`c_\theta\,\varepsilon` of
 :math:`\theta_i = b^{-2i/d}` with :math:`c_\theta \le 2` (``exp``/``log``), and its float64
 sine and cosine are within :math:`c_s\,\varepsilon` of the exact values with :math:`c_s \le 3`.
-Chapter 10 derives the bounds from these two constants and measures both.
+Chapter 11 derives the bounds from these two constants and measures both.
 
 Let :math:`0 \le m \le M \le 2^{52}` be the positions and :math:`\varepsilon = 2^{-52}`.
 
@@ -15,7 +15,7 @@ Let :math:`0 \le m \le M \le 2^{52}` be the positions and :math:`\varepsilon = 2
   \,\varepsilon = (1 + 10\sqrt2)\,\varepsilon \approx 15.1\,\varepsilon` (three sine/cosine
   pairs, two float64 complex products), rounded up to :math:`16\,\varepsilon`; the quadratic
   term covers every higher-order term for every :math:`M \le 2^{52}`, the method's limit
-  (chapter 10 checks this against the full expression; above about :math:`3\times10^{16}` the
+  (chapter 11 checks this against the full expression; above about :math:`3\times10^{16}` the
   cubic term would win). That the floor is there, growing with :math:`m`, is measured; a
   correctly rounded table, from extended-precision angles, escapes it at a higher cost.
   When start and step have opposite signs, the pieces have opposite signs too (whether or not
@@ -41,7 +41,7 @@ from ._validation import MAX_POSITION, check_float_dtype, check_real
 __all__ = ["FLOAT32_COMBINE_BOUND", "error_bound", "float64_bound"]
 
 #: The worst-case error :math:`(3 + 2\sqrt2)\,2^{-25}` of one float32 angle-addition step on
-#: float32-rounded factors, clipped to :math:`[-1, 1]` (chapter 10).
+#: float32-rounded factors, clipped to :math:`[-1, 1]` (chapter 11).
 FLOAT32_COMBINE_BOUND = (3.0 + 2.0 * math.sqrt(2.0)) * 2.0**-25
 
 
@@ -51,7 +51,7 @@ def float64_bound(max_position: float) -> float:
     For positions :math:`0 \le m \le M` (or :math:`|m| \le M` for the direct method); for an
     angle-addition table whose start :math:`s` and step :math:`t` have opposite signs, pass
     :math:`M = |s| + |t|\,(L - 1)`, since its angle pieces then have opposite signs;
-    :math:`\varepsilon = 2^{-52}` is the float64 machine epsilon. Proved (chapter 10) given that
+    :math:`\varepsilon = 2^{-52}` is the float64 machine epsilon. Proved (chapter 11) given that
     numpy's float64 frequencies are within :math:`2\varepsilon` of :math:`\theta_i` and its
     float64 sine and cosine within :math:`3\varepsilon` of the exact values. The first term is
     the angle floor (each angle piece :math:`x\theta_i` formed in float64 is off by at most

@@ -1,6 +1,6 @@
 r"""Reference values of the encoding in high precision (mpmath), and the error of a table.
 
-The tests and chapter 10 check float64 and float32 tables against these values: an independent
+The tests and chapter 11 check float64 and float32 tables against these values: an independent
 route (arbitrary-precision sine and cosine of exactly formed angles) rather than the library's
 own float64 arithmetic. mpmath (the ``sym`` extra) is imported by :func:`reference_entries` only.
 """

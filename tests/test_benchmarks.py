@@ -39,7 +39,7 @@ def test_quick_benchmarks_run_and_write_nothing():
 
 
 # ---------------------------------------------------------------------------------------------
-# The stored benchmark run that chapter 10 displays (package data; timings are not re-measured)
+# The stored benchmark run that chapter 11 displays (package data; timings are not re-measured)
 # ---------------------------------------------------------------------------------------------
 
 

@@ -135,7 +135,7 @@ def test_bad_arguments(call, error, match):
 
 
 def test_float64_bound_covers_the_full_propagation():
-    """Chapter 10's E = (1+a_c)(1+a_q)(1+a_r)(1+sqrt2 g)(1+g) - 1, worst split, c_a=2.5, c_s=3."""
+    """Chapter 11's E = (1+a_c)(1+a_q)(1+a_r)(1+sqrt2 g)(1+g) - 1, worst split, c_a=2.5, c_s=3."""
     mpmath = pytest.importorskip("mpmath")
     with mpmath.workdps(50):
         eps = mpmath.mpf(2) ** -52

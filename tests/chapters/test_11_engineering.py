@@ -1,4 +1,4 @@
-"""Instrumentation and controls of chapter 10 (notebooks/10_engineering.ipynb), kept out of it.
+"""Instrumentation and controls of chapter 11 (notebooks/11_engineering.ipynb), kept out of it.
 
 * The chapter states that the library's angle-addition method evaluates sines and cosines of
   ``B + G + ceil(L/(BG))`` rows only (192 of 131072 at d = 1024); here its private evaluation
@@ -45,7 +45,7 @@ def test_the_library_evaluates_only_the_planned_rows(monkeypatch) -> None:
 
 def test_a_wrong_sign_in_angle_addition_is_caught() -> None:
     expect_check_fails(
-        "10_engineering",
+        "11_engineering",
         check="shift_table = direct",
         old="ca[:, None, :] * cr[None] - sa[:, None, :] * sr[None]",
         new="ca[:, None, :] * cr[None] + sa[:, None, :] * sr[None]",
@@ -54,7 +54,7 @@ def test_a_wrong_sign_in_angle_addition_is_caught() -> None:
 
 def test_a_miscounted_evaluation_is_caught() -> None:
     expect_check_fails(
-        "10_engineering",
+        "11_engineering",
         check="shift_table = direct",
         old="count[0] += np.size(x)",
         new="count[0] += np.size(x) + 1",
