@@ -1,4 +1,4 @@
-"""Sphinx extension: a page downloads only what it uses (issue 15: first visit under 1.5 MB).
+"""Sphinx extension: a page downloads only what it uses (issue 22: first visit under 1.0 MB).
 
 At the end of the build, in the output folder:
 
@@ -19,8 +19,13 @@ At the end of the build, in the output folder:
    script counts as used, and so does every class that starts with a token ending in ``-``,
    such as Bootstrap's ``bs-``). The untouched copies are kept in ``_build/.posenc-pristine``
    because Sphinx does not copy theme files again on an incremental build.
+   Custom properties (``--bs-…``, ``--pst-…``) that no ``var()`` of any style sheet and no
+   script or page names are dropped too (:func:`drop_custom_properties`).
 4. **Icon fonts.** Font Awesome's fonts are cut to the glyphs the pages can show (a few kB
    instead of 300 kB).
+5. **Bootstrap's script** (81 kB) is not loaded: its only uses were the header's two menus,
+   which open on hover by the theme's CSS and on a click by ``_static/posenc.js``, the "back to
+   top" button (also ``posenc.js``) and tooltips (the buttons keep their ``title``).
 
 MathJax is trimmed by ``make`` (``MATHJAX_FILES``) and ``mathjax3_config`` in ``_config.yml``.
 """
@@ -56,6 +61,8 @@ FONTS = (
 REMOVED_FILES = (
     "_static/scripts/fontawesome.js",
     "_static/scripts/fontawesome.js.LICENSE.txt",
+    "_static/scripts/bootstrap.js",
+    "_static/scripts/bootstrap.js.LICENSE.txt",
     "_static/webpack-macros.html",  # a template of the theme, copied with its static files
 )
 REMOVED_GLOBS = (
@@ -275,6 +282,64 @@ def strip_comments(css: str) -> tuple[str, list[str]]:
     return _COMMENT.sub("", css), licences
 
 
+def _declarations(body: str) -> list[str]:
+    """The declarations of a rule's body, split at the semicolons outside strings and
+    brackets."""
+    parts, current, depth, quote = [], [], 0, ""
+    for c in body:
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(c)
+    parts.append("".join(current))
+    return [part for part in parts if part.strip()]
+
+
+_CUSTOM = re.compile(r"\s*(--[\w-]+)\s*:")
+
+
+def drop_custom_properties(css: str, used: set[str]) -> str:
+    """``css`` without the custom-property declarations (``--name: …``) whose name is not in
+    ``used``, and without the rules left empty."""
+    out = []
+    for prelude, body in _scan(css):
+        if body is None:
+            out.append(prelude)
+        elif prelude.startswith(_GROUPING):
+            inner = drop_custom_properties(body, used)
+            if inner:
+                out.append(f"{prelude}{{{inner}}}")
+        elif prelude.startswith("@"):
+            out.append(f"{prelude}{{{body}}}")
+        else:
+            kept = [
+                d
+                for d in _declarations(body)
+                if not (m := _CUSTOM.match(d)) or m.group(1) in used
+            ]
+            if kept:
+                out.append(prelude + "{" + ";".join(kept) + "}")
+    return "".join(out)
+
+
+def referenced_properties(css_texts: list[str], other_texts: list[str]) -> set[str]:
+    """Custom properties something reads: a ``var(--name`` of a style sheet, or any
+    ``--name`` a script or a page writes (``style.setProperty``, ``style`` attributes)."""
+    names = {n for text in css_texts for n in re.findall(r"var\(\s*(--[\w-]+)", text)}
+    return names | {
+        n for text in other_texts for n in re.findall(r"--[a-zA-Z][\w-]*", text)
+    }
+
+
 def used_classes(outdir: Path) -> tuple[set[str], tuple[str, ...]]:
     """Classes the pages use: those in their ``class`` attributes, and every identifier-like
     token of every script (classes a script adds); plus the prefixes a script builds classes
@@ -319,6 +384,38 @@ def purge_style_sheets(outdir: Path) -> None:
         path.write_text(
             MARK + "".join(licences) + purge_css(css, used, prefixes), encoding="utf-8"
         )
+    purge_custom_properties(outdir)
+
+
+def purge_custom_properties(outdir: Path) -> None:
+    """Drop the custom properties nothing reads from the theme's style sheets, until none is
+    left (a dropped declaration may have been the last reader of another)."""
+    sheets = [p for p in _files(outdir / "_static", "*.css") if p.name not in KEEP_CSS]
+    others = [
+        p.read_text(encoding="utf-8", errors="replace")
+        for pattern in ("*.html", "*.js")
+        for p in _files(outdir, pattern)
+        if p.name not in DATA_SCRIPTS
+    ]
+    keep = [
+        p.read_text(encoding="utf-8")
+        for p in _files(outdir / "_static", "*.css")
+        if p.name in KEEP_CSS
+    ]
+    while True:
+        texts = {p: p.read_text(encoding="utf-8") for p in sheets}
+        used = referenced_properties([*texts.values(), *keep], others)
+        changed = False
+        for path, text in texts.items():
+            css = text.removeprefix(MARK)
+            licences = "".join(c for c in _COMMENT.findall(css) if c.startswith("/*!"))
+            body = _COMMENT.sub("", css)
+            slimmed = drop_custom_properties(body, used)
+            if slimmed != body:
+                path.write_text(MARK + licences + slimmed, encoding="utf-8")
+                changed = True
+        if not changed:
+            return
 
 
 # --------------------------------------------------------------------------------------------
@@ -453,6 +550,13 @@ UNUSED_ASSETS = (
 )
 
 
+#: Tags dropped from every page: Bootstrap's script and its preload (see the module's 5.).
+DROPPED_TAGS = (
+    r'<link rel="preload" as="script" href="[^"]*scripts/bootstrap\.js[^"]*" />\s*',
+    r'<script [^>]*src="[^"]*scripts/bootstrap\.js[^"]*"></script>\s*',
+)
+
+
 def slim_page(html: str) -> str:
     """A page without the assets it does not use, and with shorter math markup.
 
@@ -463,6 +567,8 @@ def slim_page(html: str) -> str:
     html = html.replace(
         'class="math notranslate nohighlight"', 'class="math notranslate"'
     )
+    for pattern in DROPPED_TAGS:
+        html = re.sub(pattern, "", html)
     for marker, patterns in UNUSED_ASSETS:
         if marker not in html:
             for pattern in patterns:

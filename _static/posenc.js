@@ -10,6 +10,10 @@
    3. Search excerpts: the sentence holding the match (a word whose stem is a query term, or a
       Chinese term's characters), cut from the text without its math (it would show as raw TeX:
       the excerpt is plain text) and without the page's buttons.
+   4. What the theme's Bootstrap script did (81 kB that the pages no longer load,
+      _ext/page_weight.py): the header's menus (download, Colab) open on a click or a key, not
+      only on hover, and close on Escape or a click elsewhere; the "back to top" button shows
+      when the reader scrolls up. Tooltips are the buttons' own titles.
 */
 (() => {
   "use strict";
@@ -233,4 +237,50 @@
   };
   patchSearch();
   ready(patchSearch);
+
+  // ---- 4. Header menus and "back to top" (the theme's Bootstrap script is not loaded) -------
+
+  const MENU_TOGGLE = '[data-bs-toggle="dropdown"]';
+
+  const setMenu = (toggle, open) => {
+    const menu = toggle.nextElementSibling;
+    if (!menu || !menu.classList.contains("dropdown-menu")) return;
+    menu.classList.toggle("show", open);
+    toggle.setAttribute("aria-expanded", String(open));
+  };
+
+  const closeMenus = (except) => {
+    document.querySelectorAll(MENU_TOGGLE).forEach((toggle) => {
+      if (toggle !== except) setMenu(toggle, false);
+    });
+  };
+
+  ready(() => {
+    document.querySelectorAll(MENU_TOGGLE).forEach((toggle) => {
+      toggle.addEventListener("click", (event) => {
+        event.stopPropagation();
+        closeMenus(toggle);
+        setMenu(toggle, toggle.getAttribute("aria-expanded") !== "true");
+      });
+    });
+    document.addEventListener("click", () => closeMenus(null));
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") closeMenus(null);
+    });
+
+    const top = document.getElementById("pst-back-to-top");
+    const header = document.querySelector(".bd-header");
+    if (!top) return;
+    top.addEventListener("click", () => {
+      document.documentElement.scrollTop = 0;
+      document.body.scrollTop = 0;
+    });
+    // As the theme's script: shown while scrolling up, once past the header's first position.
+    const below = header ? header.getBoundingClientRect().bottom : 0;
+    let last = window.scrollY;
+    window.addEventListener("scroll", () => {
+      top.style.display = window.scrollY < last && window.scrollY > below ? "block" : "none";
+      last = window.scrollY;
+    });
+  });
 })();

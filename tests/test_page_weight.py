@@ -93,3 +93,62 @@ def test_spans_that_are_not_tokens_stay_apart() -> None:
     same = page_weight.same_style_classes(CSS)
     html = '<span class="pre">{"a":</span> <span class="pre">1}</span>'
     assert page_weight.merge_spans(html, same) == html
+
+
+def test_bootstrap_script_and_its_preload_are_dropped_from_every_page() -> None:
+    page = (
+        '<head><link rel="preload" as="script" href="../_static/scripts/bootstrap.js?digest=5" />\n'
+        '<link rel="preload" as="script" href="../_static/scripts/pydata-sphinx-theme.js" />\n'
+        "</head><body>\n"
+        '<script defer src="../_static/scripts/bootstrap.js?digest=5"></script>\n'
+        '<script defer src="../_static/scripts/pydata-sphinx-theme.js?digest=5"></script>\n'
+        "</body>"
+    )
+    slim = page_weight.slim_page(page)
+    assert "bootstrap" not in slim
+    assert slim.count("pydata-sphinx-theme.js") == 2
+
+
+STYLE = (
+    ":root{--a:1px;--b:var(--c);--c:red;--d:blue;color:var(--b)}"
+    "@media (min-width:9px){.x{--e:0;margin:var(--f, 2px)}.y{--g:1}}"
+    '.z{--h:"a;b";font-family:var(--h)}'
+)
+
+
+def test_custom_properties_nothing_reads_are_dropped() -> None:
+    used = page_weight.referenced_properties(
+        [STYLE], ["el.style.setProperty('--g', 1)"]
+    )
+    assert used == {"--b", "--c", "--f", "--h", "--g"}
+    slim = page_weight.drop_custom_properties(STYLE, used)
+    assert slim == (
+        ":root{--b:var(--c);--c:red;color:var(--b)}"
+        "@media (min-width:9px){.x{margin:var(--f, 2px)}.y{--g:1}}"
+        '.z{--h:"a;b";font-family:var(--h)}'
+    )
+
+
+def test_custom_properties_are_dropped_until_none_is_unread(tmp_path: Path) -> None:
+    """``--c`` is read only by ``--b``, which nothing reads: both go, in two rounds."""
+    static = tmp_path / "_static"
+    static.mkdir()
+    sheet = static / "theme.css"
+    sheet.write_text(
+        page_weight.MARK
+        + "/*! licence */:root{--b:var(--c);--c:red;--k:0}.a{color:var(--k)}",
+        encoding="utf-8",
+    )
+    (tmp_path / "index.html").write_text(
+        "<p>--b in prose is read</p>", encoding="utf-8"
+    )
+    page_weight.purge_custom_properties(tmp_path)
+    assert sheet.read_text(encoding="utf-8") == (
+        page_weight.MARK
+        + "/*! licence */:root{--b:var(--c);--c:red;--k:0}.a{color:var(--k)}"
+    )
+    (tmp_path / "index.html").write_text("<p>nothing</p>", encoding="utf-8")
+    page_weight.purge_custom_properties(tmp_path)
+    assert sheet.read_text(encoding="utf-8") == (
+        page_weight.MARK + "/*! licence */:root{--k:0}.a{color:var(--k)}"
+    )
