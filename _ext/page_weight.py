@@ -27,16 +27,26 @@ At the end of the build, in the output folder:
    which open on hover by the theme's CSS and on a click by ``_static/posenc.js``, the "back to
    top" button (also ``posenc.js``) and tooltips (the buttons keep their ``title``).
 
+6. **MathJax's fonts** are cut to the characters the book's formulas use: every formula of
+   every page is typeset at build time by the same MathJax (``scripts/mathjax_glyphs.cjs``, with
+   node), and each of the font's ``woff2`` files keeps the characters drawn (and printable
+   ASCII): 166 kB became 20 kB on chapter 4. The browser check compares every character a page
+   draws with the fonts served (``missing-glyph``).
+
 MathJax is trimmed by ``make`` (``MATHJAX_FILES``) and ``mathjax3_config`` in ``_config.yml``.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+# fontTools logs each table it subsets at INFO, which the book's build would print.
+logging.getLogger("fontTools").setLevel(logging.WARNING)
 
 MARK = "/* posenc: rules no page uses removed (_ext/page_weight.py) */\n"
 PRISTINE = ".posenc-pristine"  # beside the html folder: _build/.posenc-pristine
@@ -526,6 +536,100 @@ def subset_icon_fonts(outdir: Path) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# 4b. MathJax's fonts
+
+MATH_FONTS = "mathjax/fonts/mathjax-newcm-font/chtml/woff2"  # under the output folder
+GLYPHS_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "mathjax_glyphs.cjs"
+ASCII = frozenset(
+    range(0x20, 0x7F)
+)  # kept in every font: a margin for plain text in math
+
+_MATH_OPEN = re.compile(r'<(?:span|div) class="[^"]*\bmath\b[^"]*"[^>]*>')
+_DELIMITED = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]|\$\$(.*?)\$\$", re.S)
+
+
+def math_formulas(html: str) -> list[tuple[str, bool]]:
+    """The formulas of a page as MathJax finds them: ``(tex, display)`` for each ``\\(…\\)``,
+    ``\\[…\\]`` and ``$$…$$`` inside an element of class ``math``, or the element's whole text
+    (an environment such as ``\\begin{align}``) where it has no delimiters."""
+    import html as html_lib
+
+    found = []
+    for opening in _MATH_OPEN.finditer(html):
+        end = html.find(
+            "</div>" if opening.group(0).startswith("<div") else "</span>",
+            opening.end(),
+        )
+        inner = html[opening.end() : end if end > 0 else None]
+        text = html_lib.unescape(
+            re.sub(r'<span class="eqno">.*?</span>', "", inner, flags=re.S)
+        )
+        text = re.sub(r"<[^>]+>", "", text)
+        delimited = _DELIMITED.findall(text)
+        for inline, display, double in delimited:
+            found.append((inline, False) if inline else (display or double, True))
+        if not delimited and text.strip():
+            found.append((text.strip(), True))
+    return found
+
+
+def mathjax_glyphs(formulas: list[tuple[str, bool]]) -> set[int]:
+    """The code points MathJax draws for ``formulas`` (``scripts/mathjax_glyphs.cjs``)."""
+    import json
+    import subprocess
+
+    result = subprocess.run(
+        ["node", str(GLYPHS_SCRIPT)],
+        input=json.dumps(formulas),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"{GLYPHS_SCRIPT.name} failed: {result.stderr.strip()[-2000:]}"
+        )
+    return set(json.loads(result.stdout))
+
+
+def subset_math_fonts(source: Path, target: Path, points: set[int]) -> None:
+    """Each ``woff2`` font of ``source`` written to ``target`` with only the characters of
+    ``points`` (and printable ASCII)."""
+    from fontTools import subset
+
+    keep = points | ASCII
+    target.mkdir(parents=True, exist_ok=True)
+    for font_file in sorted(source.glob("*.woff2")):
+        options = subset.Options()
+        options.flavor = "woff2"
+        options.layout_features = ["*"]
+        options.name_IDs = ["*"]
+        options.notdef_outline = True
+        options.drop_tables += ["ltag"]  # language tags: fontTools cannot subset them
+        font = subset.load_font(str(font_file), options)
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=sorted(set(font.getBestCmap()) & keep))
+        subsetter.subset(font)
+        subset.save_font(font, str(target / font_file.name), options)
+
+
+def slim_math_fonts(outdir: Path, extra: Path) -> None:
+    """MathJax's fonts in ``outdir`` cut to the characters of every page's formulas; the full
+    fonts are read from ``extra`` (``_extra/``, which the build copies into ``outdir``)."""
+    source = extra / MATH_FONTS
+    if not source.is_dir() or not (outdir / MATH_FONTS).is_dir():
+        return
+    formulas = sorted(
+        {
+            f
+            for path in _files(outdir, "*.html")
+            for f in math_formulas(path.read_text(encoding="utf-8"))
+        }
+    )
+    subset_math_fonts(source, outdir / MATH_FONTS, mathjax_glyphs(formulas))
+
+
+# --------------------------------------------------------------------------------------------
 
 
 #: Assets a page loads although nothing on it uses them: (marker of a use, tags to drop).
@@ -576,7 +680,7 @@ def slim_page(html: str) -> str:
     return html
 
 
-def slim(outdir: Path) -> None:
+def slim(outdir: Path, extra: Path | None = None) -> None:
     """All four steps on a built HTML folder (the unused files go first: ``fontawesome.js``
     names every icon, which would keep every icon's CSS rule)."""
     doomed = [outdir / name for name in REMOVED_FILES]
@@ -603,11 +707,24 @@ def slim(outdir: Path) -> None:
     )
     icons = header + subset_icon_fonts(outdir)
     (outdir / "_static" / "posenc-icons.css").write_text(icons, encoding="utf-8")
+    if extra is not None:
+        slim_math_fonts(outdir, extra)
 
 
 def _finish(app: Any, exception: Exception | None) -> None:
     if exception is None and app.builder.format == "html":
-        slim(Path(app.outdir))
+        # MathJax's full fonts: the first html_extra_path folder that holds them.
+        roots = [Path(app.confdir or app.srcdir), Path(app.srcdir)]
+        extra = next(
+            (
+                root / folder
+                for root in roots
+                for folder in app.config.html_extra_path
+                if (root / folder / MATH_FONTS).is_dir()
+            ),
+            None,
+        )
+        slim(Path(app.outdir), extra)
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -4,8 +4,11 @@ of look."""
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
 
@@ -151,4 +154,68 @@ def test_custom_properties_are_dropped_until_none_is_unread(tmp_path: Path) -> N
     page_weight.purge_custom_properties(tmp_path)
     assert sheet.read_text(encoding="utf-8") == (
         page_weight.MARK + "/*! licence */:root{--k:0}.a{color:var(--k)}"
+    )
+
+
+MATH_PAGE = r"""<p>Inline <span class="math notranslate">\(a &lt; b\)</span> and
+<span class="math notranslate">\(x\)</span>.</p>
+<div class="math notranslate" id="equation-ch1-def">
+<span class="eqno">(1.1)<a class="headerlink" href="#equation-ch1-def">#</a></span>\[
+p_m = \sin m \]</div>
+<div class="output text_latex math notranslate nohighlight">
+\[\displaystyle \aleph\]</div>
+<div class="math notranslate">
+\begin{align} a &amp;= b \end{align}</div>
+<pre>re.compile(r"\(not math\)")</pre>"""
+
+
+def test_formulas_are_found_as_mathjax_finds_them() -> None:
+    assert page_weight.math_formulas(MATH_PAGE) == [
+        ("a < b", False),
+        ("x", False),
+        ("\np_m = \\sin m ", True),
+        ("\\displaystyle \\aleph", True),
+        ("\\begin{align} a &= b \\end{align}", True),
+    ]
+
+
+def _node_and_mathjax() -> None:
+    root = Path(__file__).resolve().parents[1]
+    if shutil.which("node") is None:
+        pytest.skip("node not installed")
+    if not (root / "node_modules" / "mathjax").is_dir():
+        pytest.skip("node_modules/mathjax missing: run `npm ci`")
+
+
+def test_mathjax_draws_the_unicode_math_letters() -> None:
+    """Independent route: Unicode's Mathematical Alphanumeric Symbols, where TeX's italic x is
+    U+1D465 and blackboard-bold R the letterlike U+211D; aleph is U+2135, the digit 0 itself."""
+    _node_and_mathjax()
+    points = page_weight.mathjax_glyphs(
+        [("x + \\mathbb{R}", False), ("\\aleph_0", True)]
+    )
+    assert {0x1D465, 0x2B, 0x211D, 0x2135, 0x30} <= points
+    assert ord("y") not in points and 0x1D466 not in points
+
+
+def test_math_fonts_keep_only_the_characters_drawn(tmp_path: Path) -> None:
+    from fontTools.ttLib import TTFont
+
+    source = Path(__file__).resolve().parents[1] / "_extra" / page_weight.MATH_FONTS
+    if not source.is_dir():
+        pytest.skip("MathJax not copied: run `make _extra/mathjax/startup.js`")
+    page_weight.subset_math_fonts(source, tmp_path, {0x2135, 0x1D465})
+    before = {
+        p.name: set(TTFont(str(p)).getBestCmap() or ()) for p in source.glob("*.woff2")
+    }
+    after = {
+        p.name: set(TTFont(str(p)).getBestCmap() or ())
+        for p in tmp_path.glob("*.woff2")
+    }
+    assert after.keys() == before.keys()
+    for name, points in before.items():
+        assert after[name] == points & ({0x2135, 0x1D465} | page_weight.ASCII), name
+    assert any(0x2135 in points for points in after.values())
+    assert sum(p.stat().st_size for p in tmp_path.glob("*.woff2")) < 0.2 * sum(
+        p.stat().st_size for p in source.glob("*.woff2")
     )

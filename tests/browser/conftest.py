@@ -5,8 +5,9 @@ package (``requirements/browser.txt``); without either they are skipped with the
 
 A fixture site gets MathJax as ``make`` ships it (``_extra/mathjax``), the book's own
 ``_static/posenc.css`` and ``posenc.js``, the stand-in page frame ``fixtures/shared/frame.js``,
-and two files written here rather than committed: a 1.6 MB script (the page-weight defect) and
-a PNG figure (the raster-figure defect).
+and files written here rather than committed: a 1.6 MB script (the page-weight defect), a PNG
+figure (the raster-figure defect) and, for the broken site, a copy of MathJax whose fonts lack
+one character (the missing-glyph defect).
 """
 
 from __future__ import annotations
@@ -73,6 +74,33 @@ def png(width: int, height: int, dpi: float | None = None, **texts: str) -> byte
     )
 
 
+ALEPH = 0x2135  # drawn by book/missing_glyph.html, cut from the broken site's fonts
+
+
+def _cut_from_math_fonts(site: Path, point: int) -> None:
+    """The site's MathJax as a copy whose fonts lack the character ``point`` (the
+    missing-glyph defect: a character the build's font cut left out)."""
+    from fontTools import subset
+
+    link = site / "mathjax"
+    source = link.resolve()
+    link.unlink()
+    shutil.copytree(source, link)
+    for path in link.rglob("*.woff2"):
+        options = subset.Options()
+        options.flavor = "woff2"
+        options.layout_features = ["*"]
+        options.notdef_outline = True
+        options.drop_tables += ["ltag"]
+        font = subset.load_font(str(path), options)
+        points = set(font.getBestCmap())
+        if point in points:
+            subsetter = subset.Subsetter(options)
+            subsetter.populate(unicodes=sorted(points - {point}))
+            subsetter.subset(font)
+            subset.save_font(font, str(path), options)
+
+
 def _assemble(name: str, destination: Path, mathjax: Path) -> Path:
     site = destination / name
     shutil.copytree(FIXTURES / name, site)
@@ -87,6 +115,7 @@ def _assemble(name: str, destination: Path, mathjax: Path) -> Path:
     (site / "_images").mkdir(exist_ok=True)
     if name == "broken":
         (static / "heavy.js").write_text("/*" + "x" * 1_600_000 + "*/\n")
+        _cut_from_math_fonts(site, ALEPH)
         (site / "_images" / "raster.png").write_bytes(png(320, 160))
         small = png(640, 320, dpi=180, min_text_pt="7")  # 7 pt at 2x: 8.75 px shown
         (site / "_images" / "small-text.png").write_bytes(small)

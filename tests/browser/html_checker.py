@@ -89,7 +89,11 @@ dark colour scheme; the book follows the reader's scheme), and also fails on:
     record their smallest text, ``posenc_lib.notebook.use_book_style``; SVG is measured too);
 ``page-weight``
     a first visit (empty cache) that downloads more than ``MAX_PAGE_BYTES`` bytes, not counting
-    figures (``_images/``).
+    figures (``_images/``);
+``missing-glyph``
+    a character MathJax draws (an ``mjx-c`` of the page) that no font under ``mathjax/`` holds
+    (the build cuts MathJax's fonts to the characters it found in the formulas,
+    ``_ext/page_weight.py``: a formula it missed would show a fallback font's glyph).
 
 Screenshots (``--screenshots``): full page at each width in the light scheme,
 ``notebooks/01_why_position.html`` becoming ``notebooks-01_why_position-390.png`` and
@@ -106,6 +110,7 @@ import re
 import sys
 import threading
 import time
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -162,6 +167,7 @@ KINDS = (
     "figure-shape",
     "figure-text",
     "page-weight",
+    "missing-glyph",
 )
 
 #: Smallest figure text, in CSS pixels as the figure is shown. Material Design's smallest type
@@ -482,7 +488,16 @@ _INSPECT_JS = r"""
       strays.push((left.slice(-30) + " <math> " + right.slice(0, 30)).replace(/\s+/g, " "));
     }
   }
-  return {merrors, undefinedMacros, images, hrefs, ids, strays, texts};
+  // The characters MathJax draws: each <mjx-c>'s code point (its class) and text.
+  const glyphs = new Set();
+  for (const c of document.querySelectorAll("mjx-c")) {
+    for (const name of c.classList) {
+      const match = /^mjx-c([0-9A-F]+)$/.exec(name);
+      if (match) glyphs.add(parseInt(match[1], 16));
+    }
+    for (const char of c.textContent) glyphs.add(char.codePointAt(0));
+  }
+  return {merrors, undefinedMacros, images, hrefs, ids, strays, texts, glyphs: [...glyphs]};
 }
 """
 
@@ -878,6 +893,7 @@ def check_site(
                 old.unlink()
 
     _parse.cache_clear()
+    math_font_points.cache_clear()
     report = Report()
     started = time.perf_counter()
     paths = find_pages(html_dir)
@@ -1084,6 +1100,31 @@ def equation_table(report: Report) -> str:
     return "\n".join(lines)
 
 
+@functools.cache
+def math_font_points(html_dir: Path) -> frozenset[int]:
+    """Every character of every font under ``html_dir/mathjax`` (empty: no MathJax fonts)."""
+    from fontTools.ttLib import TTFont
+
+    points: set[int] = set()
+    for path in sorted((html_dir / "mathjax").rglob("*.woff2")):
+        points |= set(TTFont(str(path)).getBestCmap() or ())
+    return frozenset(points)
+
+
+def missing_glyphs(html_dir: Path, drawn: list[int]) -> list[int]:
+    """The characters of ``drawn`` that no MathJax font of the site holds; spaces and
+    invisible format characters (U+2061 function application ...) need no glyph."""
+    served = math_font_points(html_dir)
+    if not served:
+        return []
+    return sorted(
+        point
+        for point in set(drawn)
+        if point not in served
+        and unicodedata.category(chr(point)) not in ("Zs", "Cf", "Cc")
+    )
+
+
 def page_weight(html_dir: Path, requested: set[str]) -> int:
     """Bytes of the same-site files a page requested, figures (``_images/``) not counted."""
     return sum(size for _, size in _parts(html_dir, requested))
@@ -1123,6 +1164,13 @@ def _content_checks(
         record("mathjax-error", f"mjx-merror: {message}")
     for message in seen["undefinedMacros"]:
         record("mathjax-error", f"undefined TeX macro {message}")
+    missing = missing_glyphs(html_dir, seen["glyphs"])
+    if missing:
+        record(
+            "missing-glyph",
+            "MathJax draws characters no served font holds: "
+            + " ".join(f"U+{point:04X}" for point in missing[:10]),
+        )
     for snippet in _raw_tex(seen["texts"]):
         record("raw-latex", f"visible TeX outside math and code: {snippet}")
     for snippet in seen["strays"][:3]:

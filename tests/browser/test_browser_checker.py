@@ -54,6 +54,7 @@ EXPECTED = {
     "book/figure_raster.html": "figure-text",
     "book/figure_png_text.html": "figure-text",
     "book/page_weight.html": "page-weight",
+    "book/missing_glyph.html": "missing-glyph",
 }
 
 # Problems a defect brings with it, besides its own kind (the browser logs a failed load).
