@@ -87,7 +87,7 @@ book: $(BOOK_STAMP)  ## build the HTML book into _build/html from the stored out
 
 # A failed build (or check) moves what _build/html holds to _build/html.failed: no stale book
 # is left in _build/html looking current (to be served, checked or published).
-$(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py
+$(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py scripts/mathjax_glyphs.cjs
 	@rm -f $@
 	@if ! { echo "$(PY) scripts/check_outputs.py --errors" && $(PY) scripts/check_outputs.py --errors \
 	  && echo "$(BIN)/jupyter-book build . --all $(JB_FLAGS)" \

@@ -32,6 +32,7 @@ COPIED = [
     "requirements/browser.txt",
     "references.bib",
     "scripts/check_outputs.py",
+    "scripts/mathjax_glyphs.cjs",
     "tests/book_checks",
 ]
 INTRO = "# Intro\n\nThe chapter is {ref}`fault-chapter`.\n"
@@ -73,6 +74,8 @@ def book(tmp_path):
         else:
             shutil.copy2(source, target)
     (tmp_path / "_extra").symlink_to(ROOT / "_extra")
+    # The MathJax that _ext/page_weight.py runs under node to cut the fonts.
+    (tmp_path / "node_modules").symlink_to(ROOT / "node_modules")
     (tmp_path / "_toc.yml").write_text(
         "format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/01_chapter\n"
     )
