@@ -1,4 +1,4 @@
-"""Sphinx extension: a page downloads only what it uses (issue 22: first visit under 1.0 MB).
+"""Sphinx extension: a page downloads only what it uses (issue 22 asks for 1.0 MB a first visit).
 
 At the end of the build, in the output folder:
 
@@ -30,7 +30,7 @@ At the end of the build, in the output folder:
 6. **MathJax's fonts** are cut to the characters the book's formulas use: every formula of
    every page is typeset at build time by the same MathJax (``scripts/mathjax_glyphs.cjs``, with
    node), and each of the font's ``woff2`` files keeps the characters drawn (and printable
-   ASCII): 166 kB became 20 kB on chapter 4. The browser check compares every character a page
+   ASCII): 166 kB became 39 kB on chapter 4. The browser check compares every character a page
    draws with the fonts served (``missing-glyph``).
 
 MathJax is trimmed by ``make`` (``MATHJAX_FILES``) and ``mathjax3_config`` in ``_config.yml``.
