@@ -138,7 +138,7 @@ MAX_BYTES = "max_bytes must be a positive whole number of bytes, got "
     ],
 )
 def test_bad_max_bytes(max_bytes, error, given):
-    from posenc_lib.naive import binary_code, integer_positions, scaled_positions
+    from posenc_lib.course.naive import binary_code, integer_positions, scaled_positions
 
     for call in (
         lambda: pe.sinusoidal(4, 8, max_bytes=max_bytes),

@@ -118,16 +118,21 @@ def test_api_signatures_name_numpy_aliases():
 
 def test_api_reference_has_a_page_per_module():
     # One page per module of posenc_lib (book/api/<module>.md), each linked from the index's
-    # chapter table or listed in its contents.
+    # chapter table or listed in its contents; the course's on their own index
+    # (book/api/course/<module>.md, book/api_course.md).
     import posenc_lib
 
     package = Path(posenc_lib.__file__).parent
-    modules = {p.stem for p in package.glob("*.py") if not p.stem.startswith("_")}
-    pages = {p.stem for p in (HTML / "book/api").glob("*.html")}
-    assert pages == modules | {"core"}, pages ^ (modules | {"core"})
-    index = (HTML / "book/api.html").read_text()
-    for page in pages:
-        assert f'href="api/{page}.html' in index, page
+    for folder, index_page, prefix, extra in [
+        (package, "book/api.html", "api/", {"core"}),
+        (package / "course", "book/api_course.html", "api/course/", set()),
+    ]:
+        modules = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")}
+        pages = {p.stem for p in (HTML / "book" / prefix).glob("*.html")}
+        assert pages == modules | extra, pages ^ (modules | extra)
+        index = (HTML / index_page).read_text()
+        for page in pages:
+            assert f'href="{prefix}{page}.html' in index, page
 
 
 def test_search_index_holds_chinese_terms():

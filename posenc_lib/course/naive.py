@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import (
+from .._validation import (
     DEFAULT_MAX_BYTES,
     check_count,
     check_matrix,
@@ -67,7 +67,7 @@ def integer_positions(
 
     Examples
     --------
-    >>> from posenc_lib.naive import integer_positions
+    >>> from posenc_lib.course.naive import integer_positions
     >>> integer_positions(3, 2)
     array([[0., 0.],
            [1., 1.],
@@ -106,7 +106,7 @@ def scaled_positions(
 
     Examples
     --------
-    >>> from posenc_lib.naive import scaled_positions
+    >>> from posenc_lib.course.naive import scaled_positions
     >>> scaled_positions(5)[:, 0]
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
@@ -145,7 +145,7 @@ def binary_code(
 
     Examples
     --------
-    >>> from posenc_lib.naive import binary_code
+    >>> from posenc_lib.course.naive import binary_code
     >>> binary_code([5], 4)  # 5 = 0b101
     array([[1., 0., 1., 0.]])
     """
@@ -196,7 +196,7 @@ def affine_shift_residual(table: ArrayLike, *, delta: int = 1) -> float:
     Examples
     --------
     >>> import posenc_lib as pe
-    >>> from posenc_lib.naive import affine_shift_residual, binary_code
+    >>> from posenc_lib.course.naive import affine_shift_residual, binary_code
     >>> affine_shift_residual(pe.sinusoidal(64, 8)) < 1e-12
     True
     >>> print(f"{affine_shift_residual(binary_code(64, 6)):.2f}")
