@@ -53,28 +53,28 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from . import _validation
-from ._validation import (
-    check_base,
-    check_bool,
+from . import _torch_checks, _validation
+from ._torch_checks import (
     check_cache_size,
-    check_choice,
-    check_count,
     check_device,
-    check_dim,
-    check_divisible,
-    check_even_dim,
     check_index_tensor,
     check_length,
     check_module_input,
-    check_n_heads,
     check_offset,
     check_offset_positions,
-    check_real,
-    check_rotary_dim,
     check_seq_axis,
-    check_table_dim,
     check_torch_dtype,
+)
+from ._validation import (
+    _message,
+    check_base,
+    check_bool,
+    check_choice,
+    check_count,
+    check_dim,
+    check_even_dim,
+    check_real,
+    check_table_dim,
 )
 from .encoding import ODD_DIMS, SPACINGS, angles, frequencies, sinusoidal
 from .layouts import LAYOUTS, layout_permutation
@@ -107,14 +107,14 @@ PAIRINGS = ("interleaved", "half_split")
 
 #: Largest cache (bytes) of a sinusoidal table or of rotary cos + sin; rows beyond it are computed
 #: directly for each call instead of cached.
-MAX_CACHE_BYTES = _validation.MAX_CACHE_BYTES
+MAX_CACHE_BYTES = _torch_checks.MAX_CACHE_BYTES
 
 #: The largest position magnitude the modules accept, so that positions stay exact in float64.
 MAX_POSITION = _validation.MAX_POSITION
 
 #: Largest parameter memory (bytes) of a learned table (and of the course's small transformer),
 #: checked before allocation.
-MAX_MODEL_BYTES = _validation.MAX_MODEL_BYTES
+MAX_MODEL_BYTES = _torch_checks.MAX_MODEL_BYTES
 
 #: Most heads :func:`alibi_slopes` and :class:`ALiBi` build slopes for.
 MAX_HEADS = 1 << 16
@@ -122,6 +122,26 @@ MAX_HEADS = 1 << 16
 _VALID = (
     "_posenc_lib_computed"  # attribute set on the buffers this module computed itself
 )
+
+
+def _rotary_dim(rotary_dim: object, head_dim: int) -> int:
+    """The rotated features: an even ``rotary_dim <= head_dim`` (``None``: ``head_dim``)."""
+    if rotary_dim is None:
+        return head_dim
+    rotary_dim = check_even_dim(rotary_dim, "rotary_dim")
+    if rotary_dim > head_dim:
+        raise ValueError(
+            _message("rotary_dim", f"<= head_dim = {head_dim}", str(rotary_dim))
+        )
+    return rotary_dim
+
+
+def _n_heads(n_heads: object) -> int:
+    """``n_heads`` as an int in ``1 … MAX_HEADS``, else raise."""
+    n = check_count(n_heads, "n_heads", 1)
+    if n > MAX_HEADS:
+        raise ValueError(_message("n_heads", f"an integer in 1 … {MAX_HEADS}", str(n)))
+    return n
 
 
 # --------------------------------------------------------------------------------------------
@@ -725,7 +745,7 @@ def rotary_permutation(
     head_dim = check_even_dim(head_dim, "head_dim")
     check_choice(source, "source", PAIRINGS)
     check_choice(target, "target", PAIRINGS)
-    rotary_dim = check_rotary_dim(rotary_dim, head_dim)
+    rotary_dim = _rotary_dim(rotary_dim, head_dim)
     perm = np.arange(head_dim)
     src_a, src_b = _pair_slots(rotary_dim, source)
     dst_a, dst_b = _pair_slots(rotary_dim, target)
@@ -806,7 +826,7 @@ class RotaryEmbedding(_CachedTables):
         self.head_dim = check_even_dim(head_dim, "head_dim")
         self.base = check_base(base)
         self.pairing = check_choice(pairing, "pairing", PAIRINGS)
-        self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
+        self.rotary_dim = _rotary_dim(rotary_dim, self.head_dim)
         self.interpolation_factor = check_real(
             interpolation_factor, "interpolation_factor", above=0.0
         )
@@ -931,7 +951,7 @@ def alibi_slopes(n_heads: int) -> list[float]:
     >>> alibi_slopes(4)
     [0.25, 0.0625, 0.015625, 0.00390625]
     """
-    n = check_n_heads(n_heads, MAX_HEADS)
+    n = _n_heads(n_heads)
 
     def power_of_two(count: int) -> list[float]:
         return [2.0 ** (-8.0 * h / count) for h in range(1, count + 1)]
@@ -956,7 +976,7 @@ class ALiBi(PositionScheme):
 
     def __init__(self, n_heads: int, *, device=None):
         super().__init__()
-        self.n_heads = check_n_heads(n_heads, MAX_HEADS)
+        self.n_heads = _n_heads(n_heads)
         self.register_buffer(
             "slopes", self._compute(check_device(device)), persistent=False
         )
@@ -1035,7 +1055,8 @@ def make_scheme(
     check_choice(name, "name", SCHEMES)
     dim = check_dim(dim)
     n_heads = check_count(n_heads, "n_heads", 1)
-    check_divisible(dim, "dim", n_heads, "n_heads")
+    if dim % n_heads:
+        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
     if max_len is not None:
         max_len = check_count(max_len, "max_len", 1)
     if name in ("sinusoidal", "rotary"):

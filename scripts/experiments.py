@@ -51,7 +51,7 @@ from _cli import (
     write_json_atomic,
 )
 
-from posenc_lib._validation import check_count, check_run_device
+from posenc_lib._validation import check_count
 from posenc_lib.course.experiments import (
     TASKS,
     Config,
@@ -163,7 +163,7 @@ def _resolve_device(parser: argparse.ArgumentParser, name: str) -> str:
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     try:
-        return check_run_device(name)
+        return Config(device=name).device
     except (TypeError, ValueError) as exc:
         parser.error(f"argument --device: cannot use {name!r}: {exc}")
     raise AssertionError("unreachable")  # pragma: no cover - parser.error exits

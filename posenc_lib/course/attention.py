@@ -22,14 +22,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from .._validation import (
-    check_bool,
-    check_callable,
-    check_index,
-    check_instance,
-    check_real,
-    check_tensor,
-)
+from .._validation import check_bool, check_index, check_instance, check_real
+from ._checks import check_callable, check_tensor
 from .hessian import PairFunction
 from .pretrained import BertEmbeddings
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_count, check_matrix, check_rng
+from .._validation import check_count, check_matrix
 from ..layouts import pair_columns
+from ._checks import check_rng
 from .shift_invariance import relative_projection
 
 __all__ = [

@@ -50,24 +50,24 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from .._torch_checks import check_device
 from .._validation import (
     DEFAULT_MAX_BYTES,
     MAX_LENGTH,
+    _message,
+    _mib,
     check_base,
     check_bool,
     check_choice,
     check_count,
     check_instance,
     check_real,
-    check_rng,
-    check_run_device,
-    check_sequence,
-    check_step_bytes,
     check_table_size,
     check_vector,
     describe,
 )
 from ..nn import SCHEMES
+from ._checks import check_rng
 from .transformer import MAX_LAYERS, TinyTransformer
 
 __all__ = [
@@ -244,7 +244,7 @@ class Config:
             )
         first = self.k if self.task == "offset" else self.k + 1
         check_count(self.train_length, "train_length", first + 1)
-        check_run_device(self.device)  # here, not at the first tensor in run()
+        _check_run_device(self.device)  # here, not at the first tensor in run()
         # the forward passes of training and evaluation: attention weights, activations
         # and logits of a whole batch, in torch's default dtype
         itemsize = torch.get_default_dtype().itemsize
@@ -257,7 +257,7 @@ class Config:
             per_token = (
                 self.n_heads * length + 4 * self.dim + self.vocab_size
             ) * itemsize
-            check_step_bytes(
+            _check_step_bytes(
                 count, count_name, length, length_name, per_token, MAX_STEP_BYTES
             )
 
@@ -528,23 +528,25 @@ def expand_grid(
     base_config = check_instance(
         base_config, "base_config", Config, "a posenc_lib.course.experiments.Config"
     )
-    tasks = check_sequence(tasks, "tasks", "task names")
+    tasks = _check_sequence(tasks, "tasks", "task names")
     for i, task in enumerate(tasks):
         check_choice(task, f"tasks[{i}]", TASKS)
-    schemes = check_sequence(schemes, "schemes", "scheme names")
+    schemes = _check_sequence(schemes, "schemes", "scheme names")
     for i, scheme in enumerate(schemes):
         check_choice(scheme, f"schemes[{i}]", SCHEMES)
-    sinusoidal_bases = check_sequence(sinusoidal_bases, "sinusoidal_bases", "bases > 1")
+    sinusoidal_bases = _check_sequence(
+        sinusoidal_bases, "sinusoidal_bases", "bases > 1"
+    )
     sinusoidal_bases = [
         check_real(b, f"sinusoidal_bases[{i}]", above=1.0)
         for i, b in enumerate(sinusoidal_bases)
     ]
-    rotary_bases = check_sequence(rotary_bases, "rotary_bases", "bases > 1")
+    rotary_bases = _check_sequence(rotary_bases, "rotary_bases", "bases > 1")
     rotary_bases = [
         check_real(b, f"rotary_bases[{i}]", above=1.0)
         for i, b in enumerate(rotary_bases)
     ]
-    seeds = check_sequence(seeds, "seeds", "seeds (integers >= 0)")
+    seeds = _check_sequence(seeds, "seeds", "seeds (integers >= 0)")
     seeds = [check_count(s, f"seeds[{i}]", 0, 2**63 - 1) for i, s in enumerate(seeds)]
     if k is not None:
         check_instance(k, "k", dict, "None or a dict {task: k}")
@@ -643,7 +645,7 @@ def summarize(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     >>> row["seeds"], round(row["accuracy"]["16"]["mean"], 3), row["accuracy"]["16"]["max"]
     (2, 0.6, 0.7)
     """
-    results = check_sequence(results, "results", "run() results (dicts)")
+    results = _check_sequence(results, "results", "run() results (dicts)")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for i, result in enumerate(results):
         try:
@@ -718,7 +720,7 @@ def hardware(device: str) -> dict[str, Any]:
     >>> info["device"], info["cpu_count"] > 0
     ('cpu', True)
     """
-    device = check_run_device(device)
+    device = _check_run_device(device)
     try:
         load = round(os.getloadavg()[0], 2)
     except (AttributeError, OSError):  # pragma: no cover - Windows
@@ -737,3 +739,52 @@ def hardware(device: str) -> dict[str, Any]:
     if device.startswith("cuda"):
         info["gpu"] = torch.cuda.get_device_name(torch.device(device))
     return info
+
+
+def _check_sequence(value: object, name: str, accepted: str) -> list:
+    """``value`` as a list if it is a list, tuple, range or 1-D array, else raise.
+
+    ``accepted`` says what the items are (``"task names"``); strings are refused (a string is a
+    sequence of characters, never what is meant).
+    """
+    wanted = f"a list or tuple of {accepted}"
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise ValueError(_message(name, wanted, describe(value)))
+        return list(value)
+    if not isinstance(value, (list, tuple, range)):
+        raise TypeError(_message(name, wanted, describe(value)))
+    return list(value)
+
+
+def _check_run_device(device: object) -> str:
+    """``device``: a device string that computes (not ``'meta'``, whose tensors hold no values)
+    and that this torch build can use, else raise."""
+    if not isinstance(device, str):
+        accepted = "a device string such as 'cpu' or 'cuda'"
+        raise TypeError(_message("device", accepted, describe(device)))
+    if check_device(device).type == "meta":
+        accepted = "a device that computes ('cpu', 'cuda', ...)"
+        raise ValueError(
+            _message("device", accepted, "'meta' (its tensors hold no values)")
+        )
+    return device
+
+
+def _check_step_bytes(
+    count: int,
+    count_name: str,
+    length: int,
+    length_name: str,
+    per_token: int,
+    limit: int,
+) -> None:
+    """Refuse a forward pass over ``count`` sequences of ``length`` tokens, ``per_token`` bytes
+    each, that needs more than ``limit`` bytes; the message names both sizes."""
+    needed = count * length * per_token
+    if needed > limit:
+        raise ValueError(
+            f"{count_name} x {length_name}: {count} sequences x {length} tokens need about "
+            f"{_mib(needed)} MiB in one forward pass, over the limit of "
+            f"{limit // 2**20} MiB; use a smaller {count_name} or {length_name}"
+        )

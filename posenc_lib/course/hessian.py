@@ -32,14 +32,8 @@ import torch
 from numpy.typing import ArrayLike
 from torch import Tensor
 
-from .._validation import (
-    check_callable,
-    check_finite_result,
-    check_real_array,
-    check_tensor,
-    check_vector,
-    describe,
-)
+from .._validation import check_finite_result, check_real_array, check_vector, describe
+from ._checks import check_callable, check_tensor
 
 __all__ = [
     "HessianBlocks",

@@ -38,13 +38,13 @@ from .._validation import (
     check_dim,
     check_matrix,
     check_real_array,
-    check_rng,
     check_table_size,
     check_vector,
     describe,
 )
 from ..encoding import frequencies, sinusoidal
 from ..layouts import pair_columns
+from ._checks import check_rng
 
 __all__ = [
     "ToeplitzHankel",

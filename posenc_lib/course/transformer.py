@@ -20,22 +20,25 @@ torch.Size([1, 5, 10])
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 from torch import Tensor, nn
 
+from .._torch_checks import (
+    _autocast,
+    check_index_tensor,
+    check_module_input,
+    check_not_meta,
+    check_offset,
+)
 from .._validation import (
-    check_attention_scores,
+    _message,
+    _mib,
     check_bool,
     check_choice,
     check_count,
     check_dim,
-    check_divisible,
-    check_model_size,
-    check_module_dtype,
-    check_module_input,
-    check_offset,
-    check_token_tensor,
 )
 from ..nn import (
     MAX_MODEL_BYTES,
@@ -52,6 +55,11 @@ __all__ = ["MAX_LAYERS", "Block", "SelfAttention", "TinyTransformer"]
 MAX_LAYERS = 256
 
 
+def _heads_divide(dim: int, n_heads: int) -> None:
+    if dim % n_heads:
+        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+
+
 class SelfAttention(nn.Module):
     r"""Multi-head self-attention that lets a :class:`PositionScheme` rotate q, k and bias scores.
 
@@ -65,9 +73,9 @@ class SelfAttention(nn.Module):
         super().__init__()
         self.dim = check_dim(dim)
         self.n_heads = check_count(n_heads, "n_heads", 1)
-        check_divisible(self.dim, "dim", self.n_heads, "n_heads")
+        _heads_divide(self.dim, self.n_heads)
         self.head_dim = self.dim // self.n_heads
-        check_model_size(4 * self.dim * (self.dim + 1), "dim", self.dim)
+        _check_model_size(4 * self.dim * (self.dim + 1), "dim", self.dim)
         if not isinstance(scheme, PositionScheme):
             raise TypeError(
                 f"scheme must be a PositionScheme, got {type(scheme).__name__}"
@@ -97,7 +105,7 @@ class SelfAttention(nn.Module):
     ):
         """``x`` (batch, length, dim) → (batch, length, dim) [, weights (batch, heads, L, L)]."""
         check_module_input(x, "x", (3,), self.dim)
-        check_module_dtype(x, "x", self.qkv.weight.dtype)
+        _check_module_dtype(x, "x", self.qkv.weight.dtype)
         offset = check_offset(offset)
         return_weights = check_bool(return_weights, "return_weights")
         batch, length, _ = x.shape
@@ -120,7 +128,7 @@ class SelfAttention(nn.Module):
         )
         if bias is not None:
             scores = scores + bias
-        check_attention_scores(scores, x)
+        _check_attention_scores(scores, x)
         if self.causal:
             future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(
                 1
@@ -147,7 +155,7 @@ class Block(nn.Module):
         super().__init__()
         dim = check_dim(dim)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        check_model_size(
+        _check_model_size(
             2 * mlp_ratio * dim * (dim + 1), "mlp_ratio x dim", mlp_ratio * dim
         )
         self.attn = SelfAttention(dim, n_heads, scheme, causal=causal)
@@ -162,7 +170,7 @@ class Block(nn.Module):
         self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
     ) -> Tensor:
         check_module_input(x, "x", (3,), self.dim)
-        check_module_dtype(x, "x", self.norm1.weight.dtype)
+        _check_module_dtype(x, "x", self.norm1.weight.dtype)
         x = x + self.attn(self.norm1(x), offset, positions=positions)
         return x + self.mlp(self.norm2(x))
 
@@ -236,7 +244,7 @@ class TinyTransformer(nn.Module):
         causal = check_bool(causal, "causal")
         if isinstance(scheme, str):
             check_choice(scheme, "scheme", SCHEMES)
-        check_divisible(self.dim, "dim", self.n_heads, "n_heads")
+        _heads_divide(self.dim, self.n_heads)
         count = _parameter_count(self.vocab_size, self.dim, self.n_layers, mlp_ratio)
         needed = count * torch.get_default_dtype().itemsize
         if needed > MAX_MODEL_BYTES:
@@ -285,7 +293,7 @@ class TinyTransformer(nn.Module):
 
         ``positions`` (shape (L,) or (batch, L)) gives each token's position instead.
         """
-        check_token_tensor(tokens, self.vocab_size)
+        _check_token_tensor(tokens, self.vocab_size)
         offset = check_offset(offset)
         x = self.scheme.embed(self.token_embedding(tokens), offset, positions=positions)
         for block in self.blocks:
@@ -294,3 +302,59 @@ class TinyTransformer(nn.Module):
 
     def extra_repr(self) -> str:
         return f"scheme={self.scheme.name!r}, causal={self.causal}"
+
+
+def _check_model_size(count: int, name: str, value: int) -> None:
+    """Refuse ``count`` parameters (of torch's default dtype) over :data:`MAX_MODEL_BYTES`."""
+    import torch
+
+    needed = count * torch.get_default_dtype().itemsize
+    if needed > MAX_MODEL_BYTES:
+        raise ValueError(
+            f"{name} = {value} needs {_mib(needed)} MiB of parameters, over the "
+            f"limit MAX_MODEL_BYTES = {MAX_MODEL_BYTES // 2**20} MiB; use a smaller {name}"
+        )
+
+
+def _check_token_tensor(tokens: object, vocab_size: int) -> Any:
+    """Token ids: an int64 or int32 tensor (batch, length) of values in ``0 .. vocab_size - 1``."""
+    import torch
+
+    if not isinstance(tokens, torch.Tensor):
+        raise TypeError(_message("tokens", "a torch.Tensor", type(tokens).__name__))
+    if tokens.ndim != 2:
+        raise ValueError(
+            f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
+        )
+    if tokens.dtype not in (torch.int64, torch.int32):
+        accepted = "an integer tensor (int64 or int32)"
+        raise TypeError(_message("tokens", accepted, str(tokens.dtype)))
+    check_not_meta(tokens, "tokens")
+    why = f"vocab_size = {vocab_size}"
+    check_index_tensor(tokens, "tokens", vocab_size, why, given="values ")
+    return tokens
+
+
+def _check_attention_scores(scores: Any, x: Any) -> None:
+    """Refuse attention scores that overflowed ``x``'s dtype (NaN weights from finite input)."""
+    import torch
+
+    if scores.is_meta or torch.compiler.is_compiling():
+        return
+    if bool(torch.isfinite(scores).all()) or not bool(torch.isfinite(x).all()):
+        return
+    top = float(torch.finfo(x.dtype).max)
+    raise ValueError(
+        f"x is too large for attention in {x.dtype}: its query-key scores overflow "
+        f"(beyond {top:.3g}); scale x down or use a wider dtype, got |x| up to "
+        f"{float(x.detach().abs().max()):.3g}"
+    )
+
+
+def _check_module_dtype(x: Any, name: str, dtype: Any) -> None:
+    """``x`` of the module's ``dtype`` (any dtype under autocast, which converts itself)."""
+    if x.dtype != dtype and not _autocast(x.device.type):
+        raise TypeError(
+            f"{name} must have the module's dtype {dtype} (convert the module with .to), "
+            f"got a tensor of dtype {x.dtype}"
+        )
