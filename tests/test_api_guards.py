@@ -178,12 +178,6 @@ def test_counts_are_capped():
         ValueError, match=r"^length must be an integer in 0 \.\. 268435456"
     ):
         conventions.framework_rows("fairseq", 2**40)
-    with pytest.raises(
-        ValueError, match=r"^dim = 16777216 needs \d+ MiB of parameters"
-    ):
-        tr.SelfAttention(2**24, 1, nn.NoPositionalEncoding())
-    with pytest.raises(ValueError, match=r"^mlp_ratio x dim = \d+ needs"):
-        tr.Block(8, 2, nn.NoPositionalEncoding(), causal=True, mlp_ratio=2**40)
     assert torch.is_tensor(nn.ALiBi(2).bias(4, 4))
 
 
@@ -262,10 +256,6 @@ def test_wrong_types_name_the_argument():
     with pytest.raises(TypeError, match=r"^x must be a torch.Tensor, got str"):
         attention("x")
     with pytest.raises(
-        TypeError, match=r"^x must have the module's dtype torch.float32"
-    ):
-        attention(torch.zeros(1, 3, 8, dtype=torch.float64))
-    with pytest.raises(
         TypeError, match=r"^config must be a posenc_lib.course.experiments.Config"
     ):
         experiments.train("offset")
@@ -278,9 +268,6 @@ def test_wrong_types_name_the_argument():
         TypeError, match=r"^dim must be a positive even integer, got 'x'"
     ):
         tr.Block("x", 2, nn.NoPositionalEncoding(), causal=True, mlp_ratio=2)
-    block = tr.Block(8, 2, nn.NoPositionalEncoding(), causal=True, mlp_ratio=2)
-    with pytest.raises(TypeError, match=r"^x must be a torch.Tensor, got list"):
-        block([1.0])
     rotary = nn.RotaryEmbedding(8)
     with pytest.raises(TypeError, match=r"^k must be a torch.Tensor, got NoneType"):
         rotary.rotate(torch.zeros(3, 8), None)

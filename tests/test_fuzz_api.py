@@ -630,9 +630,6 @@ def _issue27_namespace():
 #: a callable expected value is computed from the namespace too.
 ISSUE27_CASES = [
         # meta tensors: "Tensor.item() cannot be called on meta tensors"
-        ("meta tokens", lambda m: m.tr.TinyTransformer(16, 8, 2, 1)(
-            m.torch.zeros(1, 4, dtype=m.torch.long, device="meta")),
-         ("raises", ValueError, r"^tokens must be a tensor with values")),
         ("meta x_m", lambda m: m.attention.attention_logit(m.t8.to("meta"), m.t8, m.w8, m.w8),
          ("raises", ValueError, r"^x_m must be a tensor with values")),
         ("meta hessian", lambda m: m.hessian.cross_hessian(
@@ -683,9 +680,6 @@ ISSUE27_CASES = [
          ("value", lambda m: m.scaled_shares(1.0))),
         ("toeplitz 1e-300", lambda m: m.scaled_shares(1e-300),
          ("value", lambda m: m.scaled_shares(1.0))),
-        ("float32 attention 1e20", lambda m: m.tr.SelfAttention(
-            8, 2, m.nn.NoPositionalEncoding())(m.torch.full((1, 4, 8), 1e20)),
-         ("raises", ValueError, r"^x is too large for attention in torch.float32")),
         # nonsense accepted
         ("max_bytes 1e308", lambda m: m.pe.sinusoidal(4, 8, max_bytes=1e308),
          ("raises", ValueError, r"^max_bytes must be .*, got the float 1e\+308")),

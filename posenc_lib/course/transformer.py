@@ -20,21 +20,15 @@ torch.Size([1, 5, 10])
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import torch
 from torch import Tensor, nn
 
 from .._torch_checks import (
-    _autocast,
-    check_index_tensor,
     check_module_input,
-    check_not_meta,
     check_offset,
 )
 from .._validation import (
-    _message,
-    _mib,
     check_bool,
     check_choice,
     check_count,
@@ -75,7 +69,6 @@ class SelfAttention(nn.Module):
         self.n_heads = check_count(n_heads, "n_heads", 1)
         _heads_divide(self.dim, self.n_heads)
         self.head_dim = self.dim // self.n_heads
-        _check_model_size(4 * self.dim * (self.dim + 1), "dim", self.dim)
         if not isinstance(scheme, PositionScheme):
             raise TypeError(
                 f"scheme must be a PositionScheme, got {type(scheme).__name__}"
@@ -105,7 +98,6 @@ class SelfAttention(nn.Module):
     ):
         """``x`` (batch, length, dim) → (batch, length, dim) [, weights (batch, heads, L, L)]."""
         check_module_input(x, "x", (3,), self.dim)
-        _check_module_dtype(x, "x", self.qkv.weight.dtype)
         offset = check_offset(offset)
         return_weights = check_bool(return_weights, "return_weights")
         batch, length, _ = x.shape
@@ -128,7 +120,6 @@ class SelfAttention(nn.Module):
         )
         if bias is not None:
             scores = scores + bias
-        _check_attention_scores(scores, x)
         if self.causal:
             future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(
                 1
@@ -155,9 +146,6 @@ class Block(nn.Module):
         super().__init__()
         dim = check_dim(dim)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        _check_model_size(
-            2 * mlp_ratio * dim * (dim + 1), "mlp_ratio x dim", mlp_ratio * dim
-        )
         self.attn = SelfAttention(dim, n_heads, scheme, causal=causal)
         self.dim = dim
         self.norm1 = nn.LayerNorm(dim)
@@ -169,8 +157,6 @@ class Block(nn.Module):
     def forward(
         self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
     ) -> Tensor:
-        check_module_input(x, "x", (3,), self.dim)
-        _check_module_dtype(x, "x", self.norm1.weight.dtype)
         x = x + self.attn(self.norm1(x), offset, positions=positions)
         return x + self.mlp(self.norm2(x))
 
@@ -304,57 +290,23 @@ class TinyTransformer(nn.Module):
         return f"scheme={self.scheme.name!r}, causal={self.causal}"
 
 
-def _check_model_size(count: int, name: str, value: int) -> None:
-    """Refuse ``count`` parameters (of torch's default dtype) over :data:`MAX_MODEL_BYTES`."""
-    import torch
-
-    needed = count * torch.get_default_dtype().itemsize
-    if needed > MAX_MODEL_BYTES:
-        raise ValueError(
-            f"{name} = {value} needs {_mib(needed)} MiB of parameters, over the "
-            f"limit MAX_MODEL_BYTES = {MAX_MODEL_BYTES // 2**20} MiB; use a smaller {name}"
-        )
-
-
-def _check_token_tensor(tokens: object, vocab_size: int) -> Any:
-    """Token ids: an int64 or int32 tensor (batch, length) of values in ``0 .. vocab_size - 1``."""
-    import torch
-
+def _check_token_tensor(tokens: object, vocab_size: int) -> Tensor:
+    """Token ids: an integer tensor (batch, length) of values in ``0 … vocab_size - 1``."""
     if not isinstance(tokens, torch.Tensor):
-        raise TypeError(_message("tokens", "a torch.Tensor", type(tokens).__name__))
+        raise TypeError(f"tokens must be a torch.Tensor, got {type(tokens).__name__}")
+    if tokens.dtype not in (torch.int64, torch.int32):
+        raise TypeError(
+            f"tokens must be an integer tensor (int64 or int32), got {tokens.dtype}"
+        )
     if tokens.ndim != 2:
         raise ValueError(
             f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
         )
-    if tokens.dtype not in (torch.int64, torch.int32):
-        accepted = "an integer tensor (int64 or int32)"
-        raise TypeError(_message("tokens", accepted, str(tokens.dtype)))
-    check_not_meta(tokens, "tokens")
-    why = f"vocab_size = {vocab_size}"
-    check_index_tensor(tokens, "tokens", vocab_size, why, given="values ")
+    if tokens.numel() and not torch.compiler.is_compiling():
+        low, high = int(tokens.min()), int(tokens.max())
+        if low < 0 or high >= vocab_size:
+            raise ValueError(
+                f"tokens must lie in 0 … {vocab_size - 1} (vocab_size = {vocab_size}), "
+                f"got values {low} … {high}"
+            )
     return tokens
-
-
-def _check_attention_scores(scores: Any, x: Any) -> None:
-    """Refuse attention scores that overflowed ``x``'s dtype (NaN weights from finite input)."""
-    import torch
-
-    if scores.is_meta or torch.compiler.is_compiling():
-        return
-    if bool(torch.isfinite(scores).all()) or not bool(torch.isfinite(x).all()):
-        return
-    top = float(torch.finfo(x.dtype).max)
-    raise ValueError(
-        f"x is too large for attention in {x.dtype}: its query-key scores overflow "
-        f"(beyond {top:.3g}); scale x down or use a wider dtype, got |x| up to "
-        f"{float(x.detach().abs().max()):.3g}"
-    )
-
-
-def _check_module_dtype(x: Any, name: str, dtype: Any) -> None:
-    """``x`` of the module's ``dtype`` (any dtype under autocast, which converts itself)."""
-    if x.dtype != dtype and not _autocast(x.device.type):
-        raise TypeError(
-            f"{name} must have the module's dtype {dtype} (convert the module with .to), "
-            f"got a tensor of dtype {x.dtype}"
-        )
