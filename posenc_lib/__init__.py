@@ -4,7 +4,7 @@ The chapters hold the mathematics; the library holds the tools they reuse and th
 imports. It has two parts. The reusable library is this package's modules: the core names below
 (``import posenc_lib as pe``) need only numpy; every other module is imported by name
 (``from posenc_lib import decay``); those marked *torch* or *mpmath* need that package. The course
-subpackage :mod:`posenc_lib.course` holds what only the chapters use (``from posenc_lib.course
+subpackage ``posenc_lib.course`` holds what only the chapters use (``from posenc_lib.course
 import hessian as hs``); it may import the library, never the reverse.
 
 Where to look, by chapter (library; course):

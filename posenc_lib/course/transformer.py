@@ -55,7 +55,7 @@ def _heads_divide(dim: int, n_heads: int) -> None:
 
 
 class SelfAttention(nn.Module):
-    r"""Multi-head self-attention that lets a :class:`PositionScheme` rotate q, k and bias scores.
+    r"""Multi-head self-attention whose position scheme rotates q, k and biases the scores.
 
     Scores are :math:`q_m^\top k_n/\sqrt{h}` plus the scheme's bias; with ``causal=True`` keys
     :math:`n > m` are masked out before the softmax.
@@ -180,17 +180,19 @@ class TinyTransformer(nn.Module):
     """A small pre-norm transformer over tokens, with any position scheme.
 
     ``tokens`` (batch, length) of ints in ``[0, vocab_size)`` → logits (batch, length, vocab_size).
-    The scheme's :meth:`~PositionScheme.embed` acts on the token embeddings; its
-    :meth:`~PositionScheme.rotate` and :meth:`~PositionScheme.bias` act in every layer (one
-    scheme instance is shared by all layers).
+    The scheme's :meth:`~posenc_lib.nn.PositionScheme.embed` acts on the token embeddings;
+    its :meth:`~posenc_lib.nn.PositionScheme.rotate` and
+    :meth:`~posenc_lib.nn.PositionScheme.bias` act in every layer (one scheme instance is shared
+    by all layers).
 
     Parameters
     ----------
     vocab_size, dim, n_heads, n_layers
         Sizes; ``dim`` even and divisible by ``n_heads``. The parameters must fit in
-        :data:`MAX_MODEL_BYTES` (checked before anything is allocated).
+        :data:`~posenc_lib.nn.MAX_MODEL_BYTES` (checked before anything is allocated).
     scheme
-        A name in :data:`SCHEMES` or a :class:`PositionScheme` instance.
+        A name in :data:`~posenc_lib.nn.SCHEMES` or a :class:`~posenc_lib.nn.PositionScheme`
+        instance.
     causal
         Mask keys after the query (decoder) or not (encoder).
     max_len

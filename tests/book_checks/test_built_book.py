@@ -111,7 +111,7 @@ def test_citations_print_the_label_of_the_reference_they_link_to():
 
 
 def test_api_signatures_name_numpy_aliases():
-    api = "".join(p.read_text() for p in sorted((HTML / "book/api").glob("*.html")))
+    api = "".join(p.read_text() for p in sorted((HTML / "book/api").rglob("*.html")))
     assert "_SupportsArray" not in api and "_NestedSequence" not in api
     assert api.count("ArrayLike") > 40
 
