@@ -13,12 +13,12 @@ from pathlib import Path
 #: Modules (and test helpers) whose import or examples need a package beyond numpy.
 _NEEDS = {
     "posenc_lib/nn.py": "torch",
-    "posenc_lib/hessian.py": "torch",
-    "posenc_lib/attention.py": "torch",
-    "posenc_lib/experiments.py": "torch",
+    "posenc_lib/course/hessian.py": "torch",
+    "posenc_lib/course/attention.py": "torch",
+    "posenc_lib/course/experiments.py": "torch",
     "posenc_lib/alibi_falcon.py": "torch",
     "posenc_lib/scaled_rotary.py": "torch",
-    "posenc_lib/notebook.py": "sympy",
+    "posenc_lib/course/notebook.py": "sympy",
     "posenc_lib/high_precision.py": "mpmath",
     "tests/helpers_torch.py": "torch",
 }

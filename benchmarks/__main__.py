@@ -16,7 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from posenc_lib._cli import interrupt_once, writable_output_path
+# the command-line helpers the repository's tools share (scripts/_cli.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from _cli import interrupt_once, writable_output_path
 
 PROG = "python -m benchmarks"
 

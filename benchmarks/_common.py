@@ -13,7 +13,10 @@ from pathlib import Path
 import numpy as np
 
 import posenc_lib as pe
-from posenc_lib._cli import (
+
+# the command-line helpers the repository's tools share (scripts/_cli.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from _cli import (
     interrupt_once,
     report_write_error,
     writable_output_path,

@@ -36,10 +36,10 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from ._validation import (
+    _is_integer,
     check_count,
     check_dim,
     check_float_dtype,
-    check_integer,
     check_real_array,
     check_vector,
     describe,
@@ -93,7 +93,11 @@ def integer_progression(positions: ArrayLike) -> tuple[int, int] | None:
     >>> integer_progression([0.0, 0.5]) is None
     True
     """
-    pos = check_real_array(positions, "positions")
+    return _integer_progression(check_real_array(positions, "positions"))
+
+
+def _integer_progression(pos: np.ndarray) -> tuple[int, int] | None:
+    """:func:`integer_progression` of a float64 array."""
     if pos.ndim != 1 or pos.size == 0:
         return None
     if not np.all(np.isfinite(pos)) or np.max(np.abs(pos)) > MAX_EXACT_POSITION:
@@ -184,11 +188,14 @@ def block_plan(
     dim = check_dim(dim)
     if block is not None:
         block = check_count(block, "block", 1)
-    compute = (
-        np.dtype(np.float32)
-        if check_float_dtype(dtype).itemsize <= 4
-        else np.dtype(np.float64)
-    )
+    return _block_plan(count, dim, check_float_dtype(dtype), block)
+
+
+def _block_plan(
+    count: int, dim: int, dtype: np.dtype, block: int | None
+) -> dict[str, int | str]:
+    """:func:`block_plan` of checked arguments."""
+    compute = np.dtype(np.float32) if dtype.itemsize <= 4 else np.dtype(np.float64)
     if block is None:
         block = max(1, min(_BLOCK_BYTES // (dim * compute.itemsize), math.isqrt(count)))
     rows = int(max(1, min(count, block)))  # B: rows per block
@@ -285,7 +292,10 @@ def fill_progression(
         raise ValueError(
             f"sin_cols and cos_cols must be {accepted}, got {describe(both)}"
         )
-    start, step = check_integer(start, "start"), check_integer(step, "step")
+    for name, value in (("start", start), ("step", step)):
+        if not _is_integer(value):
+            raise TypeError(f"{name} must be an integer, got {describe(value)}")
+    start, step = int(start), int(step)
     if block is not None:
         block = check_count(block, "block", 1)
     if abs(start) + abs(step) * out.shape[0] > MAX_EXACT_POSITION:
@@ -293,12 +303,25 @@ def fill_progression(
             "positions must stay within MAX_EXACT_POSITION = 2**52 in magnitude, got up to "
             f"|start| + |step| * L = {abs(start) + abs(step) * out.shape[0]}"
         )
+    sin_slot = sin_cols if isinstance(sin_cols, slice) else _as_slice(sin_index)
+    cos_slot = cos_cols if isinstance(cos_cols, slice) else _as_slice(cos_index)
+    _fill_progression(out, theta, sin_slot, cos_slot, start, step, block)
+
+
+def _fill_progression(
+    out: np.ndarray,
+    theta: np.ndarray,
+    sin_slot: slice | np.ndarray,
+    cos_slot: slice | np.ndarray,
+    start: int,
+    step: int,
+    block: int | None = None,
+) -> None:
+    """:func:`fill_progression` of checked arguments (slots: slices or index arrays)."""
     count, dim = out.shape
     if count == 0:
         return
-    sin_slot = sin_cols if isinstance(sin_cols, slice) else _as_slice(sin_index)
-    cos_slot = cos_cols if isinstance(cos_cols, slice) else _as_slice(cos_index)
-    plan = block_plan(count, dim, dtype=out.dtype, block=block)
+    plan = _block_plan(count, dim, out.dtype, block)
     compute = np.dtype(plan["compute_dtype"])
     complex_type = np.result_type(compute, np.complex64)  # complex64 or complex128
     # The interleaved layout in the compute dtype is written in place, viewed as complex numbers.

@@ -30,7 +30,7 @@ from ._validation import (
     check_real_array,
 )
 from .encoding import SPACINGS
-from .special import EULER_GAMMA, cin, cosine_integral
+from .special import EULER_GAMMA, _ci, _cin
 
 __all__ = [
     "ASYMPTOTIC_FORMS",
@@ -93,8 +93,11 @@ def kernel_integral(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
     >>> print(f"{float(pe.kernel(100.0, 4096)):.6f}")
     0.436749
     """
-    base = check_base(base)
-    offsets = check_real_array(delta, "delta")
+    return _kernel_integral(check_real_array(delta, "delta"), check_base(base))
+
+
+def _kernel_integral(offsets: np.ndarray, base: float) -> np.ndarray:
+    """:func:`kernel_integral` of checked arguments."""
     x = np.abs(offsets.ravel())
     y = x / base
     log_b = np.log(base)
@@ -102,15 +105,13 @@ def kernel_integral(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
     a = (
         x <= _SERIES_LIMIT
     )  # both arguments small: the Cin form, exact limit 1 at delta = 0
-    out[a] = 1.0 - (cin(x[a]) - cin(y[a])) / log_b
+    out[a] = 1.0 - (_cin(x[a]) - _cin(y[a])) / log_b
     b = (~a) & (
         y <= _SERIES_LIMIT
     )  # Ci(x) - (gamma + ln y - Cin(y)), ln y = ln x - ln b
-    out[b] = (
-        1.0 + (cosine_integral(x[b]) - EULER_GAMMA - np.log(x[b]) + cin(y[b])) / log_b
-    )
+    out[b] = 1.0 + (_ci(x[b]) - EULER_GAMMA - np.log(x[b]) + _cin(y[b])) / log_b
     c = y > _SERIES_LIMIT  # both large
-    out[c] = (cosine_integral(x[c]) - cosine_integral(y[c])) / log_b
+    out[c] = (_ci(x[c]) - _ci(y[c])) / log_b
     return out.reshape(offsets.shape)
 
 
@@ -345,9 +346,9 @@ def kernel_euler_maclaurin(
     dim = check_dim(dim)
     check_choice(spacing, "spacing", SPACINGS)
     order = check_index(order, "order", 3)
-    integral = kernel_integral(delta, base=base)
+    base = check_base(base)
     offsets = check_real_array(delta, "delta")
-    base = float(base)
+    integral = _kernel_integral(offsets, base)
     log_b = np.log(base)
     g0, g1 = np.cos(offsets), np.cos(offsets / base)
     dg0 = offsets * log_b * np.sin(offsets)

@@ -30,8 +30,8 @@ from ._validation import (
     check_table_size,
     describe,
 )
-from .angle_addition import fill_progression, integer_progression
-from .layouts import LAYOUTS, pair_columns
+from .angle_addition import _fill_progression, _integer_progression
+from .layouts import LAYOUTS, _pair_columns
 
 __all__ = [
     "FAST_MIN_ENTRIES",
@@ -97,9 +97,12 @@ def frequencies(
     >>> print(f'{pe.frequencies(8, base=10000.0, spacing="i/(d/2-1)")[-1]:.3g}')
     0.0001
     """
-    dim = check_dim(dim)
-    base = check_base(base)
     check_choice(spacing, "spacing", SPACINGS)
+    return _frequencies(check_dim(dim), check_base(base), spacing)
+
+
+def _frequencies(dim: int, base: float, spacing: str) -> np.ndarray:
+    """:func:`frequencies` of checked arguments."""
     i = np.arange(dim // 2, dtype=np.float64)
     exponent = 2.0 * i / dim if spacing == "2i/d" else i / max(dim // 2 - 1, 1)
     return np.exp(-exponent * np.log(base))
@@ -160,17 +163,7 @@ def angles(
            [2. , 0.2]])
     """
     theta = frequencies(dim, base=base, spacing=spacing)
-    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
-        size = max(
-            int(positions), 0
-        )  # sized before numpy.arange allocates the positions
-        check_table_size(
-            size, theta.size, 8, DEFAULT_MAX_BYTES, names="positions x dim/2"
-        )
-    pos = check_positions(positions)
-    check_table_size(
-        pos.size, theta.size, 8, DEFAULT_MAX_BYTES, names="positions x dim/2"
-    )
+    pos = check_positions(positions, width=theta.size, names="positions x dim/2")
     return np.multiply.outer(pos, theta)
 
 
@@ -275,79 +268,33 @@ def sinusoidal(
     """
     if odd_dim is not None:
         check_choice(odd_dim, "odd_dim", ODD_DIMS)
-    if (
-        isinstance(dim, numbers.Integral)
-        and not isinstance(dim, bool)
-        and dim > 0
-        and dim % 2
-    ):
-        return _odd_table(
-            positions,
-            int(dim),
-            base,
-            layout,
-            dtype,
-            spacing,
-            method,
-            max_bytes,
-            odd_dim,
-        )
-    dim = check_dim(dim)
-    theta = frequencies(dim, base=base, spacing=spacing)
     check_choice(layout, "layout", LAYOUTS)
+    check_choice(spacing, "spacing", SPACINGS)
     check_choice(method, "method", METHODS)
     out_dtype = check_float_dtype(dtype)
-    itemsize = max(out_dtype.itemsize, 8)  # the float64 working arrays count too
-    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
-        check_table_size(
-            max(int(positions), 0), dim, itemsize, max_bytes
-        )  # before arange
-    pos = check_positions(positions)
-    check_table_size(pos.size, dim, itemsize, max_bytes)
-    table = np.empty((pos.size, dim), dtype=out_dtype)
-    if pos.size == 0:
-        return table
-    sin_cols, cos_cols = pair_columns(dim, layout=layout, as_slices=True)
-    progression = None
-    if method == "angle_addition" or (
-        method == "auto" and table.size >= FAST_MIN_ENTRIES
-    ):
-        progression = integer_progression(pos)
-        if progression is None and method == "angle_addition":
-            raise ValueError(
-                "positions must be integers in arithmetic progression, at most 2**52 in "
-                f"magnitude, for method='angle_addition', got {describe(positions)}"
-            )
-    if progression is not None:
-        start, step = progression
-        fill_progression(table, theta, sin_cols, cos_cols, start=start, step=step)
-    else:
-        phase = np.multiply.outer(pos, theta)
-        table[:, sin_cols] = np.sin(phase)
-        table[:, cos_cols] = np.cos(phase)
-    return table
-
-
-def _odd_table(
-    positions, dim, base, layout, dtype, spacing, method, max_bytes, odd_dim
-):
-    """:func:`sinusoidal` for an odd ``dim`` in the convention ``odd_dim`` (:data:`ODD_DIMS`)."""
-    if odd_dim is None:
+    odd = _is_odd(dim)
+    if odd and odd_dim is None:
         raise ValueError(
             f"dim must be a positive even integer, got {dim}; for an odd dim pass "
             "odd_dim='zero_pad' (a last column of zeros: tensor2tensor, fairseq, diffusers) or "
             "odd_dim='split' ((d+1)/2 sines, (d-1)/2 cosines: Hugging Face Marian, DistilBERT)"
         )
-    check_choice(layout, "layout", LAYOUTS)
-    out_dtype = check_float_dtype(dtype)
-    check_dim(dim + 1)  # the same cap MAX_DIM as an even dim
+    dim = check_dim(dim + 1) - 1 if odd else check_dim(dim)
+    base = check_base(base)
+    itemsize = max(out_dtype.itemsize, 8)  # the float64 working arrays count too
+    pos = check_positions(
+        positions, width=dim + odd, itemsize=itemsize, max_bytes=max_bytes
+    )
+    if not odd:
+        return _table(
+            pos, dim, _frequencies(dim, base, spacing), layout, out_dtype, method
+        )
     if odd_dim == "zero_pad":
         if dim < 3:
             raise ValueError(f"dim must be >= 3 with odd_dim='zero_pad', got {dim}")
-        even = sinusoidal(positions, dim - 1, base=base, layout=layout, spacing=spacing,
-                          method=method, max_bytes=max_bytes)  # fmt: skip
-        out = np.zeros((even.shape[0], dim), dtype=out_dtype)
-        out[:, :-1] = even
+        out = np.zeros((pos.size, dim), dtype=out_dtype)
+        theta = _frequencies(dim - 1, base, spacing)
+        out[:, :-1] = _table(pos, dim - 1, theta, layout, np.dtype(np.float64), method)
         return out
     if layout not in ("interleaved", "concatenated"):
         raise ValueError(
@@ -355,19 +302,49 @@ def _odd_table(
         )
     check_choice(spacing, "spacing", ("2i/d",))
     check_choice(method, "method", ("auto", "direct"))
-    base = check_base(base)
-    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
-        check_table_size(max(int(positions), 0), dim + 1, 8, max_bytes)  # before arange
-    pos = check_positions(positions)
-    check_table_size(pos.size, dim + 1, 8, max_bytes)
     pairs = (dim + 1) // 2  # theta_i = b^(-2i/d) for the odd d itself, i = 0 … (d-1)/2
     theta = np.exp(-(2.0 * np.arange(pairs) / dim) * np.log(base))
-    phase = np.multiply.outer(pos, theta)
-    full = np.empty((pos.size, dim + 1))
-    sin_cols, cos_cols = pair_columns(dim + 1, layout=layout)
-    full[:, sin_cols] = np.sin(phase)
-    full[:, cos_cols] = np.cos(phase)
+    full = _table(pos, dim + 1, theta, layout, np.dtype(np.float64), "direct")
     return full[:, :dim].astype(out_dtype)  # drops the cosine of the last pair
+
+
+def _is_odd(dim: object) -> bool:
+    return (
+        isinstance(dim, numbers.Integral) and not isinstance(dim, bool) and dim % 2 == 1
+    )
+
+
+def _table(
+    pos: np.ndarray,
+    dim: int,
+    theta: np.ndarray,
+    layout: str,
+    dtype: np.dtype,
+    method: str,
+) -> np.ndarray:
+    """The ``len(pos) x dim`` table of checked arguments (:func:`sinusoidal`'s kernel)."""
+    table = np.empty((pos.size, dim), dtype=dtype)
+    if pos.size == 0:
+        return table
+    sin_cols, cos_cols = _pair_columns(dim, layout, as_slices=True)
+    progression = None
+    if method == "angle_addition" or (
+        method == "auto" and table.size >= FAST_MIN_ENTRIES
+    ):
+        progression = _integer_progression(pos)
+        if progression is None and method == "angle_addition":
+            raise ValueError(
+                "positions must be integers in arithmetic progression, at most 2**52 in "
+                f"magnitude, for method='angle_addition', got {describe(pos)}"
+            )
+    if progression is not None:
+        start, step = progression
+        _fill_progression(table, theta, sin_cols, cos_cols, start, step)
+    else:
+        phase = np.multiply.outer(pos, theta)
+        table[:, sin_cols] = np.sin(phase)
+        table[:, cos_cols] = np.cos(phase)
+    return table
 
 
 def rotation(phi: ArrayLike) -> np.ndarray:
@@ -442,10 +419,11 @@ def shift_matrix(
     dim = check_dim(dim)
     check_table_size(dim, dim, 8, DEFAULT_MAX_BYTES, names="dim x dim")
     check_choice(layout, "layout", LAYOUTS)
+    check_choice(spacing, "spacing", SPACINGS)
     shift = check_real(delta, "delta")
-    phase = shift * frequencies(dim, base=base, spacing=spacing)
+    phase = shift * _frequencies(dim, check_base(base), spacing)
     c, s = np.cos(phase), np.sin(phase)
-    sin_col, cos_col = pair_columns(dim, layout=layout)
+    sin_col, cos_col = _pair_columns(dim, layout)
     matrix = np.zeros((dim, dim))
     matrix[sin_col, sin_col] = c
     matrix[sin_col, cos_col] = s

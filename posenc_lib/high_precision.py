@@ -14,15 +14,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import (
+    _message,
+    as_array,
     check_base,
     check_broadcast,
     check_choice,
     check_count,
     check_dim,
-    check_index_array,
     check_matrix,
     check_positions,
     check_real_array,
+    describe,
 )
 from .encoding import SPACINGS
 from .layouts import LAYOUTS, pair_columns
@@ -87,7 +89,7 @@ def reference_entries(
     check_choice(spacing, "spacing", SPACINGS)
     dps = check_count(dps, "dps", 20, MAX_DPS)
     pos = check_real_array(positions, "positions")
-    pair = check_index_array(pairs, "pairs", dim // 2)
+    pair = _index_array(pairs, "pairs", dim // 2)
     shape = check_broadcast(pos, pair, ("positions", "pairs"))
     if math.prod(shape) > MAX_ENTRIES:
         raise ValueError(
@@ -158,8 +160,8 @@ def sampled_error(
     array = check_matrix(table, "table")
     dim = check_dim(array.shape[1])
     check_choice(layout, "layout", LAYOUTS)
-    row = check_index_array(rows, "rows", array.shape[0])
-    pair = check_index_array(pairs, "pairs", dim // 2)
+    row = _index_array(rows, "rows", array.shape[0])
+    pair = _index_array(pairs, "pairs", dim // 2)
     if row.shape != pair.shape:
         raise ValueError(
             f"rows and pairs must have one shape, got shapes {row.shape} and {pair.shape}"
@@ -176,3 +178,29 @@ def sampled_error(
     err_sin = np.abs(array[row, sin_col[pair]] - ref_sin)
     err_cos = np.abs(array[row, cos_col[pair]] - ref_cos)
     return float(max(err_sin.max(initial=0.0), err_cos.max(initial=0.0)))
+
+
+def _holds_bool(values: list | tuple, depth: int = 0) -> bool:
+    """True if a (nested) list or tuple holds a bool (``True`` or ``numpy.bool_``)."""
+    return depth < 32 and any(
+        isinstance(v, (bool, np.bool_))
+        or (isinstance(v, (list, tuple)) and _holds_bool(v, depth + 1))
+        for v in values
+    )
+
+
+def _index_array(values: object, name: str, size: int) -> np.ndarray:
+    """Integer indices in ``0 .. size - 1``, any shape, as an intp array, else raise."""
+    accepted = f"integers in 0 .. {size - 1}"
+    array = as_array(values, name, accepted)
+    if array.dtype == object or (
+        isinstance(values, (list, tuple)) and _holds_bool(values)
+    ):  # numpy turns [True, 2] into integers
+        raise TypeError(_message(name, accepted, f"{describe(values)} holding bools"))
+    if array.dtype.kind not in "iu":
+        raise TypeError(_message(name, accepted, f"an array of dtype {array.dtype}"))
+    if array.size and (array.min() < 0 or array.max() >= size):
+        raise ValueError(
+            _message(name, accepted, f"values from {array.min()} to {array.max()}")
+        )
+    return array.astype(np.intp)

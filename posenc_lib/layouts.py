@@ -69,8 +69,14 @@ def pair_columns(
     >>> pair_columns(6, layout="concatenated", as_slices=True)
     (slice(0, 3, 1), slice(3, 6, 1))
     """
-    dim = check_dim(dim)
     check_choice(layout, "layout", LAYOUTS)
+    return _pair_columns(check_dim(dim), layout, check_bool(as_slices, "as_slices"))
+
+
+def _pair_columns(
+    dim: int, layout: str, as_slices: bool = False
+) -> tuple[np.ndarray, np.ndarray] | tuple[slice, slice]:
+    """:func:`pair_columns` of checked arguments."""
     half = dim // 2
     if layout == "interleaved":
         sin, cos = slice(0, dim, 2), slice(1, dim, 2)
@@ -80,7 +86,7 @@ def pair_columns(
         sin, cos = slice(half, dim, 1), slice(0, half, 1)
     else:
         sin, cos = slice(0, half, 1), slice(half, dim, 1)
-    if check_bool(as_slices, "as_slices"):
+    if as_slices:
         return sin, cos
     columns = np.arange(dim)
     return columns[sin], columns[cos]
@@ -110,11 +116,15 @@ def layout_permutation(dim: int, source: str, target: str) -> np.ndarray:
     >>> layout_permutation(6, "interleaved", "concatenated")
     array([0, 2, 4, 1, 3, 5])
     """
-    dim = check_dim(dim)
     check_choice(source, "source", LAYOUTS)
     check_choice(target, "target", LAYOUTS)
-    src_sin, src_cos = pair_columns(dim, layout=source)
-    dst_sin, dst_cos = pair_columns(dim, layout=target)
+    return _layout_permutation(check_dim(dim), source, target)
+
+
+def _layout_permutation(dim: int, source: str, target: str) -> np.ndarray:
+    """:func:`layout_permutation` of checked arguments."""
+    src_sin, src_cos = _pair_columns(dim, source)
+    dst_sin, dst_cos = _pair_columns(dim, target)
     perm = np.empty(dim, dtype=np.intp)
     perm[dst_sin] = src_sin
     perm[dst_cos] = src_cos
@@ -155,4 +165,6 @@ def convert_layout(table: ArrayLike, source: str, target: str) -> np.ndarray:
             "table must be an array whose last axis (the encoding) has even length, "
             f"got {describe(array)}"
         )
-    return array[..., layout_permutation(array.shape[-1], source, target)]
+    check_choice(source, "source", LAYOUTS)
+    check_choice(target, "target", LAYOUTS)
+    return array[..., _layout_permutation(array.shape[-1], source, target)]

@@ -1,4 +1,4 @@
-r"""PyTorch position schemes behind one interface, and a small pre-norm transformer.
+r"""PyTorch position schemes behind one interface (*torch*).
 
 Every scheme is a :class:`PositionScheme` and acts at (at most) three places of a transformer:
 
@@ -18,7 +18,8 @@ The default of each is "do nothing", so ``"none"`` (NoPE) is the base class itse
   :data:`PAIRINGS` and :func:`rotary_permutation`;
 * ``"alibi"``, :class:`ALiBi`: add :math:`-s_h\,(m-n)` to head :math:`h`'s scores.
 
-:func:`make_scheme` builds any of them by name and :class:`TinyTransformer` takes any of them.
+:func:`make_scheme` builds any of them by name; the course's small transformer
+(:class:`posenc_lib.course.transformer.TinyTransformer`) takes any of them.
 
 **Positions.** By default positions are :math:`m = \text{offset}, \text{offset}+1, \dots`; a
 nonzero ``offset`` is what incremental decoding needs (the next token sits at position
@@ -52,32 +53,28 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from . import _validation
-from ._validation import (
-    check_attention_scores,
-    check_base,
-    check_bool,
+from . import _torch_checks, _validation
+from ._torch_checks import (
     check_cache_size,
-    check_choice,
-    check_count,
     check_device,
-    check_dim,
-    check_divisible,
-    check_even_dim,
     check_index_tensor,
     check_length,
-    check_model_size,
-    check_module_dtype,
     check_module_input,
-    check_n_heads,
     check_offset,
     check_offset_positions,
-    check_real,
-    check_rotary_dim,
     check_seq_axis,
-    check_table_dim,
-    check_token_tensor,
     check_torch_dtype,
+)
+from ._validation import (
+    _message,
+    check_base,
+    check_bool,
+    check_choice,
+    check_count,
+    check_dim,
+    check_even_dim,
+    check_real,
+    check_table_dim,
 )
 from .encoding import ODD_DIMS, SPACINGS, angles, frequencies, sinusoidal
 from .layouts import LAYOUTS, layout_permutation
@@ -85,26 +82,22 @@ from .layouts import LAYOUTS, layout_permutation
 __all__ = [
     "MAX_CACHE_BYTES",
     "MAX_HEADS",
-    "MAX_LAYERS",
     "MAX_MODEL_BYTES",
     "MAX_POSITION",
     "PAIRINGS",
     "SCHEMES",
     "ALiBi",
-    "Block",
     "LearnedPositionalEmbedding",
     "NoPositionalEncoding",
     "PositionScheme",
     "RotaryEmbedding",
-    "SelfAttention",
     "SinusoidalPositionalEncoding",
-    "TinyTransformer",
     "alibi_slopes",
     "make_scheme",
     "rotary_permutation",
 ]
 
-#: Names accepted by :func:`make_scheme` and :class:`TinyTransformer`.
+#: Names accepted by :func:`make_scheme`.
 SCHEMES = ("none", "learned", "sinusoidal", "rotary", "alibi")
 
 #: The rotary pairings. ``"interleaved"`` rotates features ``(2i, 2i+1)`` together (RoFormer,
@@ -114,23 +107,41 @@ PAIRINGS = ("interleaved", "half_split")
 
 #: Largest cache (bytes) of a sinusoidal table or of rotary cos + sin; rows beyond it are computed
 #: directly for each call instead of cached.
-MAX_CACHE_BYTES = _validation.MAX_CACHE_BYTES
+MAX_CACHE_BYTES = _torch_checks.MAX_CACHE_BYTES
 
 #: The largest position magnitude the modules accept, so that positions stay exact in float64.
 MAX_POSITION = _validation.MAX_POSITION
 
+#: Largest parameter memory (bytes) of a learned table (and of the course's small transformer),
+#: checked before allocation.
+MAX_MODEL_BYTES = _torch_checks.MAX_MODEL_BYTES
+
 #: Most heads :func:`alibi_slopes` and :class:`ALiBi` build slopes for.
 MAX_HEADS = 1 << 16
-
-#: Largest parameter memory (bytes) of a :class:`TinyTransformer`, checked before allocation.
-MAX_MODEL_BYTES = _validation.MAX_MODEL_BYTES
-
-#: Most layers of a :class:`TinyTransformer` (building more takes longer than a few seconds).
-MAX_LAYERS = 256
 
 _VALID = (
     "_posenc_lib_computed"  # attribute set on the buffers this module computed itself
 )
+
+
+def _rotary_dim(rotary_dim: object, head_dim: int) -> int:
+    """The rotated features: an even ``rotary_dim <= head_dim`` (``None``: ``head_dim``)."""
+    if rotary_dim is None:
+        return head_dim
+    rotary_dim = check_even_dim(rotary_dim, "rotary_dim")
+    if rotary_dim > head_dim:
+        raise ValueError(
+            _message("rotary_dim", f"<= head_dim = {head_dim}", str(rotary_dim))
+        )
+    return rotary_dim
+
+
+def _n_heads(n_heads: object) -> int:
+    """``n_heads`` as an int in ``1 … MAX_HEADS``, else raise."""
+    n = check_count(n_heads, "n_heads", 1)
+    if n > MAX_HEADS:
+        raise ValueError(_message("n_heads", f"an integer in 1 … {MAX_HEADS}", str(n)))
+    return n
 
 
 # --------------------------------------------------------------------------------------------
@@ -734,7 +745,7 @@ def rotary_permutation(
     head_dim = check_even_dim(head_dim, "head_dim")
     check_choice(source, "source", PAIRINGS)
     check_choice(target, "target", PAIRINGS)
-    rotary_dim = check_rotary_dim(rotary_dim, head_dim)
+    rotary_dim = _rotary_dim(rotary_dim, head_dim)
     perm = np.arange(head_dim)
     src_a, src_b = _pair_slots(rotary_dim, source)
     dst_a, dst_b = _pair_slots(rotary_dim, target)
@@ -815,7 +826,7 @@ class RotaryEmbedding(_CachedTables):
         self.head_dim = check_even_dim(head_dim, "head_dim")
         self.base = check_base(base)
         self.pairing = check_choice(pairing, "pairing", PAIRINGS)
-        self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
+        self.rotary_dim = _rotary_dim(rotary_dim, self.head_dim)
         self.interpolation_factor = check_real(
             interpolation_factor, "interpolation_factor", above=0.0
         )
@@ -940,7 +951,7 @@ def alibi_slopes(n_heads: int) -> list[float]:
     >>> alibi_slopes(4)
     [0.25, 0.0625, 0.015625, 0.00390625]
     """
-    n = check_n_heads(n_heads, MAX_HEADS)
+    n = _n_heads(n_heads)
 
     def power_of_two(count: int) -> list[float]:
         return [2.0 ** (-8.0 * h / count) for h in range(1, count + 1)]
@@ -965,7 +976,7 @@ class ALiBi(PositionScheme):
 
     def __init__(self, n_heads: int, *, device=None):
         super().__init__()
-        self.n_heads = check_n_heads(n_heads, MAX_HEADS)
+        self.n_heads = _n_heads(n_heads)
         self.register_buffer(
             "slopes", self._compute(check_device(device)), persistent=False
         )
@@ -1044,7 +1055,8 @@ def make_scheme(
     check_choice(name, "name", SCHEMES)
     dim = check_dim(dim)
     n_heads = check_count(n_heads, "n_heads", 1)
-    check_divisible(dim, "dim", n_heads, "n_heads")
+    if dim % n_heads:
+        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
     if max_len is not None:
         max_len = check_count(max_len, "max_len", 1)
     if name in ("sinusoidal", "rotary"):
@@ -1076,252 +1088,3 @@ def make_scheme(
             )
         return RotaryEmbedding(head_dim, base, initial_length=max_len or 512)
     return ALiBi(n_heads)
-
-
-# --------------------------------------------------------------------------------------------
-# the transformer
-# --------------------------------------------------------------------------------------------
-
-
-class SelfAttention(nn.Module):
-    r"""Multi-head self-attention that lets a :class:`PositionScheme` rotate q, k and bias scores.
-
-    Scores are :math:`q_m^\top k_n/\sqrt{h}` plus the scheme's bias; with ``causal=True`` keys
-    :math:`n > m` are masked out before the softmax.
-    """
-
-    def __init__(
-        self, dim: int, n_heads: int, scheme: PositionScheme, *, causal: bool = True
-    ):
-        super().__init__()
-        self.dim = check_dim(dim)
-        self.n_heads = check_count(n_heads, "n_heads", 1)
-        check_divisible(self.dim, "dim", self.n_heads, "n_heads")
-        self.head_dim = self.dim // self.n_heads
-        check_model_size(4 * self.dim * (self.dim + 1), "dim", self.dim)
-        if not isinstance(scheme, PositionScheme):
-            raise TypeError(
-                f"scheme must be a PositionScheme, got {type(scheme).__name__}"
-            )
-        if isinstance(scheme, RotaryEmbedding) and scheme.head_dim != self.head_dim:
-            raise ValueError(
-                f"the rotary scheme has head_dim = {scheme.head_dim} but dim / n_heads = "
-                f"{self.head_dim}; build it with RotaryEmbedding({self.head_dim})"
-            )
-        if isinstance(scheme, ALiBi) and scheme.n_heads != self.n_heads:
-            raise ValueError(
-                f"the ALiBi scheme has n_heads = {scheme.n_heads} slopes but the attention has "
-                f"n_heads = {self.n_heads}; build it with ALiBi({self.n_heads})"
-            )
-        self.scheme = scheme
-        self.causal = check_bool(causal, "causal")
-        self.qkv = nn.Linear(self.dim, 3 * self.dim)
-        self.out = nn.Linear(self.dim, self.dim)
-
-    def forward(
-        self,
-        x: Tensor,
-        offset: int = 0,
-        *,
-        positions: Tensor | None = None,
-        return_weights: bool = False,
-    ):
-        """``x`` (batch, length, dim) → (batch, length, dim) [, weights (batch, heads, L, L)]."""
-        check_module_input(x, "x", (3,), self.dim)
-        check_module_dtype(x, "x", self.qkv.weight.dtype)
-        offset = check_offset(offset)
-        return_weights = check_bool(return_weights, "return_weights")
-        batch, length, _ = x.shape
-        qkv = (
-            self.qkv(x)
-            .view(batch, length, 3, self.n_heads, self.head_dim)
-            .permute(2, 0, 3, 1, 4)
-        )
-        q, k, v = qkv[0], qkv[1], qkv[2]
-        q, k = self.scheme.rotate(q, k, offset, positions=positions, seq_axis=2)
-        scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)
-        bias = self.scheme.bias(
-            length,
-            length,
-            offset,
-            positions=positions,
-            causal=self.causal,
-            device=x.device,
-            dtype=x.dtype,
-        )
-        if bias is not None:
-            scores = scores + bias
-        check_attention_scores(scores, x)
-        if self.causal:
-            future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(
-                1
-            )
-            scores = scores.masked_fill(future, float("-inf"))
-        weights = scores.softmax(dim=-1)
-        y = (weights @ v).transpose(1, 2).reshape(batch, length, self.dim)
-        y = self.out(y)
-        return (y, weights) if return_weights else y
-
-
-class Block(nn.Module):
-    """Pre-norm transformer block: ``x + attn(LN(x))`` then ``x + mlp(LN(x))``."""
-
-    def __init__(
-        self,
-        dim: int,
-        n_heads: int,
-        scheme: PositionScheme,
-        *,
-        causal: bool,
-        mlp_ratio: int,
-    ):
-        super().__init__()
-        dim = check_dim(dim)
-        mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        check_model_size(
-            2 * mlp_ratio * dim * (dim + 1), "mlp_ratio x dim", mlp_ratio * dim
-        )
-        self.attn = SelfAttention(dim, n_heads, scheme, causal=causal)
-        self.dim = dim
-        self.norm1 = nn.LayerNorm(dim)
-        self.norm2 = nn.LayerNorm(dim)
-        self.mlp = nn.Sequential(
-            nn.Linear(dim, mlp_ratio * dim), nn.GELU(), nn.Linear(mlp_ratio * dim, dim)
-        )
-
-    def forward(
-        self, x: Tensor, offset: int = 0, *, positions: Tensor | None = None
-    ) -> Tensor:
-        check_module_input(x, "x", (3,), self.dim)
-        check_module_dtype(x, "x", self.norm1.weight.dtype)
-        x = x + self.attn(self.norm1(x), offset, positions=positions)
-        return x + self.mlp(self.norm2(x))
-
-
-def _parameter_count(vocab_size: int, dim: int, n_layers: int, mlp_ratio: int) -> int:
-    hidden = mlp_ratio * dim
-    per_layer = (
-        4 * dim + (3 * dim * dim + 3 * dim) + (dim * dim + dim)
-    )  # norms, qkv, out
-    per_layer += (dim * hidden + hidden) + (hidden * dim + dim)  # the MLP
-    return (
-        vocab_size * dim
-        + n_layers * per_layer
-        + 2 * dim
-        + dim * vocab_size
-        + vocab_size
-    )
-
-
-class TinyTransformer(nn.Module):
-    """A small pre-norm transformer over tokens, with any position scheme.
-
-    ``tokens`` (batch, length) of ints in ``[0, vocab_size)`` → logits (batch, length, vocab_size).
-    The scheme's :meth:`~PositionScheme.embed` acts on the token embeddings; its
-    :meth:`~PositionScheme.rotate` and :meth:`~PositionScheme.bias` act in every layer (one
-    scheme instance is shared by all layers).
-
-    Parameters
-    ----------
-    vocab_size, dim, n_heads, n_layers
-        Sizes; ``dim`` even and divisible by ``n_heads``. The parameters must fit in
-        :data:`MAX_MODEL_BYTES` (checked before anything is allocated).
-    scheme
-        A name in :data:`SCHEMES` or a :class:`PositionScheme` instance.
-    causal
-        Mask keys after the query (decoder) or not (encoder).
-    max_len
-        Rows of a learned table (required for ``"learned"``); initial cache for the others.
-    base
-        Base of ``"sinusoidal"`` and ``"rotary"``.
-    mlp_ratio
-        Hidden width of the MLP as a multiple of ``dim``.
-
-    Notes
-    -----
-    :meth:`reset_parameters` re-initialises every layer and recomputes the position buffers: with
-    ``to_empty`` it completes initialisation on the meta device (``with torch.device("meta"):
-    model = TinyTransformer(...)``, then ``model.to_empty(device="cpu")`` and
-    ``model.reset_parameters()``, then load a state dict).
-    """
-
-    def __init__(
-        self,
-        vocab_size: int,
-        dim: int = 64,
-        n_heads: int = 4,
-        n_layers: int = 2,
-        scheme: str | PositionScheme = "sinusoidal",
-        *,
-        causal: bool = True,
-        max_len: int | None = None,
-        base: float = 10000.0,
-        mlp_ratio: int = 4,
-    ):
-        super().__init__()
-        self.vocab_size = check_count(vocab_size, "vocab_size", 1)
-        self.dim = check_dim(dim)
-        self.n_heads = check_count(n_heads, "n_heads", 1)
-        self.n_layers = check_count(n_layers, "n_layers", 1, MAX_LAYERS)
-        mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        causal = check_bool(causal, "causal")
-        if isinstance(scheme, str):
-            check_choice(scheme, "scheme", SCHEMES)
-        check_divisible(self.dim, "dim", self.n_heads, "n_heads")
-        count = _parameter_count(self.vocab_size, self.dim, self.n_layers, mlp_ratio)
-        needed = count * torch.get_default_dtype().itemsize
-        if needed > MAX_MODEL_BYTES:
-            raise ValueError(
-                f"vocab_size = {self.vocab_size}, dim = {self.dim}, n_layers = {self.n_layers}, "
-                f"mlp_ratio = {mlp_ratio} give {count} parameters ({needed // 2**20} MiB), "
-                f"over the limit MAX_MODEL_BYTES = {MAX_MODEL_BYTES // 2**30} GiB of this "
-                "small model; use smaller sizes"
-            )
-        if isinstance(scheme, str):
-            scheme = make_scheme(
-                scheme, dim=self.dim, n_heads=self.n_heads, max_len=max_len, base=base
-            )
-        elif not isinstance(scheme, PositionScheme):
-            raise TypeError(
-                f"scheme must be one of {', '.join(map(repr, SCHEMES))} or a PositionScheme, "
-                f"got {scheme!r}"
-            )
-        if (
-            getattr(scheme, "dim", self.dim) != self.dim
-        ):  # learned and sinusoidal tables
-            raise ValueError(
-                f"the {scheme.name} scheme has dim = {scheme.dim}, "
-                f"but the model has dim = {self.dim}"
-            )
-        self.causal = causal
-        self.scheme = scheme
-        self.token_embedding = nn.Embedding(self.vocab_size, self.dim)
-        self.blocks = nn.ModuleList(
-            Block(self.dim, self.n_heads, scheme, causal=causal, mlp_ratio=mlp_ratio)
-            for _ in range(self.n_layers)
-        )
-        self.norm = nn.LayerNorm(self.dim)
-        self.head = nn.Linear(self.dim, self.vocab_size)
-
-    def reset_parameters(self) -> None:
-        """Re-initialise every layer (PyTorch's defaults) and recompute the position buffers."""
-        for module in self.modules():
-            if module is not self and hasattr(module, "reset_parameters"):
-                module.reset_parameters()
-
-    def forward(
-        self, tokens: Tensor, offset: int = 0, *, positions: Tensor | None = None
-    ) -> Tensor:
-        """Logits (batch, length, vocab_size) for tokens at positions ``offset … offset+L-1``.
-
-        ``positions`` (shape (L,) or (batch, L)) gives each token's position instead.
-        """
-        check_token_tensor(tokens, self.vocab_size)
-        offset = check_offset(offset)
-        x = self.scheme.embed(self.token_embedding(tokens), offset, positions=positions)
-        for block in self.blocks:
-            x = block(x, offset, positions=positions)
-        return self.head(self.norm(x))
-
-    def extra_repr(self) -> str:
-        return f"scheme={self.scheme.name!r}, causal={self.causal}"

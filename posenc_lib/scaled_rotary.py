@@ -44,10 +44,9 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
 
     Parameters
     ----------
-    head_dim
-        Size of the last axis of q and k, positive and even.
-    base
-        The base :math:`b > 1` (Hugging Face's ``rope_theta``).
+    head_dim, base
+        As for :class:`~posenc_lib.nn.RotaryEmbedding` (``base`` is Hugging Face's
+        ``rope_theta``).
     scaling : posenc_lib.rope_scaling.RopeScaling, optional
         The schedule (default: ``RopeScaling()``, plain rotary). Its ``partial_rotary_factor``
         sets the rotated dimension.

@@ -96,6 +96,11 @@ def cosine_integral(x: ArrayLike) -> np.ndarray:
             "x must be positive finite reals (Ci is defined for x > 0), got an array with "
             f"minimum {values.min():g}"
         )
+    return _ci(values)
+
+
+def _ci(values: np.ndarray) -> np.ndarray:
+    """:func:`cosine_integral` of a float64 array > 0."""
     flat = values.ravel()
     out = np.empty_like(flat)
     small = flat <= _SERIES_LIMIT
@@ -130,7 +135,11 @@ def cin(x: ArrayLike) -> np.ndarray:
     >>> print(f"{float(cin(1.0)):.12f}")
     0.239811742001
     """
-    values = np.abs(check_real_array(x, "x"))
+    return _cin(np.abs(check_real_array(x, "x")))
+
+
+def _cin(values: np.ndarray) -> np.ndarray:
+    """:func:`cin` of a float64 array >= 0."""
     flat = values.ravel()
     out = np.empty_like(flat)
     small = flat <= _SERIES_LIMIT

@@ -26,7 +26,7 @@ names them; ``cell M`` is the index among all cells, as nbformat counts) and wha
       pyproject's floor since issue 27, still on readers' machines) prints ``0.5`` and ``True``.
 
     Not flagged: a number written right after ``<``, ``<=``, ``>``, ``>=``, ``≤`` or ``≥`` (a
-    bound, as :func:`posenc_lib.notebook.fmt_small` prints it), a one-digit mantissa with no
+    bound, as :func:`posenc_lib.course.notebook.fmt_small` prints it), a one-digit mantissa with no
     decimal point such as ``1e-12`` or ``2e-07`` (a tolerance as written in code), and exact
     zeros. A cell whose small printed numbers do not come from this run's floating-point
     round-off (closed-form constants such as ``2**-24 = 6.0e-08``, values read from shipped data)

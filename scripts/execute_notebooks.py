@@ -34,7 +34,7 @@ every notebook for exactly these properties.
 
 Every path is checked before the first notebook runs (a usage error, exit status 2, names a
 missing file, a folder or a file that is not a notebook). A notebook is rewritten only when its
-bytes change, atomically (a temporary file beside it, then a rename: ``posenc_lib._cli``), so a
+bytes change, atomically (a temporary file beside it, then a rename: ``scripts/_cli.py``), so a
 full disk, an error or Ctrl-C never leaves a truncated notebook: the file is the old one or the
 new one. A failed cell or write leaves the notebook as it was and exits with status 1; Ctrl-C
 exits with status 130; each says so in one line.
@@ -54,9 +54,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(
     1, str(Path(__file__).resolve().parents[1])
 )  # the library, when not installed
+from _cli import interrupt_once, report_write_error, write_atomic
 from lesson import mark_check_cells
-
-from posenc_lib._cli import interrupt_once, report_write_error, write_atomic
 
 PROG = "execute_notebooks.py"
 

@@ -6,7 +6,7 @@ Usage::
 
 A **check cell** is a code cell whose job is to verify (the book's one check idiom). Its first
 line is a Colab form title that states the verdict, ``# @title ✓ <what was verified>``; its body
-calls ``posenc_lib.notebook.check`` (never a bare ``assert``). From that first line the
+calls ``posenc_lib.course.notebook.check`` (never a bare ``assert``). From that first line the
 normalizer (``scripts/execute_notebooks.py``) derives the rest, so that the title is the one
 source of truth:
 

@@ -64,7 +64,7 @@ from mdit_py_plugins.myst_role import myst_role_plugin
 sys.path.insert(
     0, str(Path(__file__).resolve().parents[1])
 )  # the library, when not installed
-from posenc_lib._cli import interrupt_once, report_write_error, write_atomic
+from _cli import interrupt_once, report_write_error, write_atomic
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))

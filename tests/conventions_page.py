@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from posenc_lib.notebook import fmt_small
+from posenc_lib.course.notebook import fmt_small
 
 #: The page the conventions tests check.
 PAGE = Path(__file__).resolve().parents[1] / "book" / "conventions.md"

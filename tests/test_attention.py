@@ -1,4 +1,4 @@
-"""posenc_lib.attention: the small attention functions against direct computations."""
+"""posenc_lib.course.attention: the small attention functions against direct computations."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-at = pytest.importorskip("posenc_lib.attention")
+at = pytest.importorskip("posenc_lib.course.attention")
 from helpers_torch import F64, make_layer, rand  # noqa: E402
 
-from posenc_lib.nn import TinyTransformer  # noqa: E402
-from posenc_lib.pretrained import load_minilm  # noqa: E402
+from posenc_lib.course.pretrained import load_minilm  # noqa: E402
+from posenc_lib.course.transformer import TinyTransformer  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -161,7 +161,7 @@ def test_first_layer_logit_matches_numpy():
 
 
 def test_cross_hessian_of_first_layer_logit_matches_finite_differences():
-    from posenc_lib.hessian import cross_hessian
+    from posenc_lib.course.hessian import cross_hessian
 
     data = load_minilm()
     f = at.first_layer_logit(data, 0)
@@ -225,7 +225,8 @@ def test_block_logit_errors():
 
     model = TinyTransformer(5, dim=8, n_heads=2, n_layers=1, scheme="sinusoidal")
     with pytest.raises(
-        TypeError, match=r"model must be a posenc_lib.nn.TinyTransformer"
+        TypeError,
+        match=r"model must be a TinyTransformer",
     ):
         at.block_logit(torch.nn.Linear(2, 2), 0)
     with pytest.raises(ValueError, match=r"head must be an integer in 0 \.\. 1, got 2"):

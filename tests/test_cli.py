@@ -1,6 +1,6 @@
 """The command lines: options checked before any work, atomic writes, Ctrl-C, clean usage errors.
 
-``python -m posenc_lib.experiments``, ``python -m benchmarks`` (and its ``bench_*`` modules) and
+``scripts/experiments.py``, ``python -m benchmarks`` (and its ``bench_*`` modules) and
 ``scripts/check_oldest.py``, run as a user runs them (subprocesses), with sizes that keep each
 test to seconds.
 """
@@ -17,18 +17,19 @@ from pathlib import Path
 import pytest
 from helpers_disk import fill, tiny_disk
 
-from posenc_lib._cli import (
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from _cli import (  # noqa: E402
     partial_path,
     writable_output_path,
     write_atomic,
     write_json_atomic,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 #: The experiment command line trains torch models (make check-oldest runs without torch too).
 needs_torch = pytest.mark.skipif(
     importlib.util.find_spec("torch") is None,
-    reason="python -m posenc_lib.experiments needs torch",
+    reason="scripts/experiments.py needs torch",
 )
 #: Options of a tiny experiment grid (one run takes well under a second of training).
 TINY = [
@@ -95,7 +96,7 @@ def assert_usage_error(done, *phrases):
 
 
 # ---------------------------------------------------------------------------------------------
-# posenc_lib._cli: the shared pieces
+# scripts/_cli.py: the shared pieces
 # ---------------------------------------------------------------------------------------------
 
 
@@ -153,7 +154,8 @@ def test_concurrent_writers_never_collide(tmp_path):
     (a fixed temporary name failed here: one writer renamed the other's file away)."""
     out = tmp_path / "shared.json"
     code = (
-        "import sys; from posenc_lib._cli import write_json_atomic\n"
+        f"import sys; sys.path.insert(0, {str(ROOT / 'scripts')!r})\n"
+        "from _cli import write_json_atomic\n"
         "for i in range(200): write_json_atomic({'writer': sys.argv[1], 'i': i, "
         "'pad': 'x' * 20000}, sys.argv[2])\n"
     )
@@ -222,7 +224,7 @@ def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# python -m posenc_lib.experiments
+# scripts/experiments.py
 # ---------------------------------------------------------------------------------------------
 
 
@@ -277,7 +279,11 @@ def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
     ],
 )
 def test_experiments_bad_options_are_usage_errors(tmp_path, capsys, options, phrases):
-    from posenc_lib import experiments
+    spec = importlib.util.spec_from_file_location(
+        "experiments_script", ROOT / "scripts" / "experiments.py"
+    )
+    experiments = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(experiments)
 
     out = tmp_path / "x.json"
     with pytest.raises(SystemExit) as exit_info:
@@ -307,7 +313,7 @@ def test_experiments_unwritable_out_fails_before_training(tmp_path, out, phrase)
     out = out.format(tmp=tmp_path, file=tmp_path / "file", fifo=tmp_path / "fifo")
     started = time.monotonic()
     # a grid that would train for minutes: the check must come first
-    done = run("-m", "posenc_lib.experiments", "--steps", "100000", "--out", out)
+    done = run("scripts/experiments.py", "--steps", "100000", "--out", out)
     assert_usage_error(done, "argument --out: ", phrase)
     # seconds of start-up (torch), never the minutes of training
     assert done.stdout == "" and time.monotonic() - started < 150
@@ -316,7 +322,7 @@ def test_experiments_unwritable_out_fails_before_training(tmp_path, out, phrase)
 @needs_torch
 def test_experiments_writes_atomically_and_reports(tmp_path):
     out = tmp_path / "sub" / "res.json"
-    done = run("-m", "posenc_lib.experiments", *TINY, "--out", out)
+    done = run("scripts/experiments.py", *TINY, "--out", out)
     assert done.returncode == 0, done.stderr
     assert f"wrote {out}" in done.stdout
     assert len(json.loads(out.read_text())["runs"]) == 1
@@ -331,9 +337,7 @@ def test_experiments_ctrl_c_keeps_the_finished_runs(tmp_path):
     slow = [*TINY, "--seeds", "0", "1", "2", "3", "--steps", "300", "--out", out]
     # Interrupted once the second run reports: the first is then surely kept (the line of the
     # second is printed a moment before that run is recorded, so it may or may not be kept).
-    code, _, stderr = interrupt_after(
-        start("-m", "posenc_lib.experiments", *slow), "seed 1:"
-    )
+    code, _, stderr = interrupt_after(start("scripts/experiments.py", *slow), "seed 1:")
     assert code == 130, stderr
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
     partial = json.loads((tmp_path / "res.partial.json").read_text())
@@ -348,12 +352,12 @@ def test_experiments_ctrl_c_keeps_the_finished_runs(tmp_path):
 def test_experiments_ctrl_c_before_a_run_finishes_writes_nothing(tmp_path):
     out = tmp_path / "res.json"
     code, _, stderr = interrupt_after(
-        start("-m", "posenc_lib.experiments", *TINY, "--steps", "100000", "--out", out),
+        start("scripts/experiments.py", *TINY, "--steps", "100000", "--out", out),
         "runs on cpu",
     )
     assert code == 130, stderr
     assert stderr.strip() == (
-        f"python -m posenc_lib.experiments: interrupted after 0 of 1 runs;"
+        f"python scripts/experiments.py: interrupted after 0 of 1 runs;"
         f" nothing written ({out} untouched)"
     )
     assert list(tmp_path.iterdir()) == []
@@ -364,9 +368,7 @@ def test_experiments_full_disk_after_training_says_so_in_one_line(tmp_path):
     with tiny_disk(tmp_path / "disk") as disk:
         out = disk / "res.json"
         out.write_text('{"previous": true}\n')
-        proc = start(
-            "-m", "posenc_lib.experiments", *TINY, "--steps", "30", "--out", out
-        )
+        proc = start("scripts/experiments.py", *TINY, "--steps", "30", "--out", out)
         # the disk fills while the run trains (the output path was checked before)
         for line in proc.stdout:
             if "runs on cpu" in line:
@@ -376,7 +378,7 @@ def test_experiments_full_disk_after_training_says_so_in_one_line(tmp_path):
         assert proc.returncode == 1, stderr
         assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
         assert stderr.strip() == (
-            f"python -m posenc_lib.experiments: cannot write {out}: No space left on device;"
+            f"python scripts/experiments.py: cannot write {out}: No space left on device;"
             f" the 1 finished runs are lost ({out} untouched)"
         )
         assert json.loads(out.read_text()) == {"previous": True}
@@ -399,7 +401,7 @@ def _wait_for_library(pid: int, name: str, timeout: float = 120) -> None:
 @needs_torch
 def test_experiments_ctrl_c_while_torch_loads_is_one_line(tmp_path):
     out = tmp_path / "res.json"
-    proc = start("-m", "posenc_lib.experiments", *TINY, "--out", out)
+    proc = start("scripts/experiments.py", *TINY, "--out", out)
     _wait_for_library(
         proc.pid, "libtorch"
     )  # torch's import has begun; it takes seconds
@@ -407,7 +409,7 @@ def test_experiments_ctrl_c_while_torch_loads_is_one_line(tmp_path):
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert stderr.strip() == (
-        "python -m posenc_lib.experiments: interrupted; nothing written"
+        "python scripts/experiments.py: interrupted; nothing written"
     ), stderr
     assert list(tmp_path.iterdir()) == []
 
@@ -417,7 +419,7 @@ def test_experiments_two_quick_ctrl_c_keep_the_finished_runs(tmp_path):
     """A second Ctrl-C 2 ms after the first used to cut the saving short: "nothing written"."""
     out = tmp_path / "res.json"
     slow = [*TINY, "--seeds", "0", "1", "2", "--steps", "300", "--out", out]
-    proc = start("-m", "posenc_lib.experiments", *slow)
+    proc = start("scripts/experiments.py", *slow)
     for line in proc.stdout:
         if "seed 1:" in line:
             break

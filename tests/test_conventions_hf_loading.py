@@ -19,7 +19,8 @@ transformers = pytest.importorskip("transformers", reason=SKIP_REASON)
 from torch import nn  # noqa: E402
 from transformers import PretrainedConfig, PreTrainedModel  # noqa: E402
 
-from posenc_lib.nn import ALiBi, Block, RotaryEmbedding, SinusoidalPositionalEncoding  # noqa: E402
+from posenc_lib.course.transformer import Block  # noqa: E402
+from posenc_lib.nn import ALiBi, RotaryEmbedding, SinusoidalPositionalEncoding  # noqa: E402
 
 
 class TinyConfig(PretrainedConfig):

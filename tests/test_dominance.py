@@ -1,11 +1,11 @@
-"""posenc_lib.dominance: diagonal shares by hand, i.i.d. baselines and random-rotation baselines."""
+"""posenc_lib.course.dominance: diagonal shares by hand, i.i.d. and random-rotation baselines."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from posenc_lib import dominance as D
+from posenc_lib.course import dominance as D
 
 
 def test_diagonal_dominance_known_values():

@@ -1,16 +1,28 @@
-"""Tests of posenc_lib.experiments: tasks, determinism, training, evaluation, the CLI."""
+"""Tests of posenc_lib.course.experiments: tasks, determinism, training, evaluation, the CLI."""
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from posenc_lib import experiments as ex  # noqa: E402
+from posenc_lib.course import experiments as ex  # noqa: E402
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "experiments.py"
+
+
+def _command_line():
+    """``scripts/experiments.py`` imported as a module (its ``main`` takes an argv list)."""
+    spec = importlib.util.spec_from_file_location("experiments_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _rng(seed: int = 0) -> np.random.Generator:
@@ -274,7 +286,7 @@ def test_evaluate_bad_length():
 
 def test_run_rejects_a_non_config():
     with pytest.raises(
-        TypeError, match=r"config must be a posenc_lib.experiments.Config"
+        TypeError, match=r"config must be a posenc_lib.course.experiments.Config"
     ):
         ex.run({"task": "offset"})
 
@@ -296,9 +308,9 @@ def test_command_line_writes_a_labelled_results_file(
         "--train-length", "8", "--eval-sequences", "4", "--device", "cpu", "--threads", "1",
         "--out", str(out),
     ]  # fmt: skip
-    ex.main(argv)
+    _command_line().main(argv)
     data = json.loads(out.read_text())
-    assert data["command"].startswith("python -m posenc_lib.experiments --tasks index")
+    assert data["command"].startswith("python scripts/experiments.py --tasks index")
     assert "commit" in data and data["hardware"]["device"] == "cpu"
     assert data["hardware"]["torch"] == torch.__version__
     assert data["hardware"]["torch_threads"] == 1
@@ -312,6 +324,7 @@ def test_command_line_writes_a_labelled_results_file(
 
 def test_command_line_bad_arguments(tmp_path, capsys, deterministic, restore_threads):
     # usage errors (exit status 2) naming the option; tests/test_cli.py has the full list
+    main = _command_line().main
     for argv, message in [
         (["--threads", "0"], "argument --threads: threads must be an integer >= 1"),
         (
@@ -321,7 +334,7 @@ def test_command_line_bad_arguments(tmp_path, capsys, deterministic, restore_thr
         (["--schemes", "t5"], "argument --schemes: invalid choice"),
     ]:
         with pytest.raises(SystemExit) as exit_info:
-            ex.main([*argv, "--out", str(tmp_path / "x.json")])
+            main([*argv, "--out", str(tmp_path / "x.json")])
         assert exit_info.value.code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
 
@@ -343,15 +356,16 @@ def _chapter_grid() -> list[ex.Config]:
 
 
 def test_index_rotary_bases_option_gives_the_chapter_grid():
-    parser = ex._parser()
+    cli = _command_line()
+    parser = cli._parser()
     args = parser.parse_args(
         "--rotary-bases 100 1000 10000 100000 --index-rotary-bases 10000 "
         "--test-multiples 1 1.5 2 3 4 --device cpu".split()
     )
-    assert ex._configs_from_args(parser, args) == _chapter_grid()
+    assert cli._configs_from_args(parser, args) == _chapter_grid()
     # without the option both tasks get --rotary-bases
     args = parser.parse_args("--rotary-bases 100 1000 --device cpu".split())
-    configs = ex._configs_from_args(parser, args)
+    configs = cli._configs_from_args(parser, args)
     for task in ex.TASKS:
         bases = {c.base for c in configs if c.scheme == "rotary" and c.task == task}
         assert bases == {100.0, 1000.0}, task
@@ -363,6 +377,7 @@ def test_shipped_grid_file_holds_the_chapter_grid():
     data = json.loads(
         (files("posenc_lib") / "data" / "experiments_grid.json").read_text("utf-8")
     )
+    # written before the command line moved to scripts/experiments.py (same options)
     assert data["command"].startswith("python -m posenc_lib.experiments ")
     assert "--index-rotary-bases 10000" in data["command"]
     assert data["hardware"]["torch_threads"] == 1 and data["commit"]

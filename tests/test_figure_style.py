@@ -1,4 +1,4 @@
-"""The book's figure format (posenc_lib.notebook.use_book_style): PNG at twice the
+"""The book's figure format (posenc_lib.course.notebook.use_book_style): PNG at twice the
 display resolution, shown at the size STYLE sets, recording its smallest text for the
 browser check."""
 
@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from posenc_lib.notebook import STYLE
+from posenc_lib.course.notebook import STYLE
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +32,7 @@ def test_a_plot_in_a_kernel_is_a_2x_png_with_its_smallest_text_recorded() -> Non
     source = "\n".join(
         [
             "import matplotlib.pyplot as plt",
-            "from posenc_lib.notebook import use_book_style",
+            "from posenc_lib.course.notebook import use_book_style",
             "use_book_style()",
             "fig, ax = plt.subplots()",
             "ax.plot([0, 1], [0, 1], label='line')",

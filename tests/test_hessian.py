@@ -1,4 +1,4 @@
-"""posenc_lib.hessian: autograd results against analytic derivatives and finite differences,
+"""posenc_lib.course.hessian: autograd results against analytic derivatives and finite differences,
 the Taylor remainder against known polynomials, and the argument checks."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
-hz = pytest.importorskip("posenc_lib.hessian")
-attention = pytest.importorskip("posenc_lib.attention")
+hz = pytest.importorskip("posenc_lib.course.hessian")
+attention = pytest.importorskip("posenc_lib.course.attention")
 from helpers_torch import F64, fd_cross_hessian, make_layer, nonlinear, rand  # noqa: E402
 
 torch.set_num_threads(1)

@@ -5,7 +5,7 @@ Rules, each with a control below that it rejects:
 * a check cell's tags and fold text are derived from its ``# @title ✓`` line (re-deriving
   changes nothing), its verdict fits one line, and it calls ``check`` at least once;
 * ``check(...)`` is called only in check cells, and no chapter uses a bare ``assert``
-  (one check idiom: ``posenc_lib.notebook.check``);
+  (one check idiom: ``posenc_lib.course.notebook.check``);
 * every Colab edition shows each check cell as a form cell;
 * the main line of each chapter fits the budgets of book-design §5 (``scripts/lesson.py``).
 """

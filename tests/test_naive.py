@@ -1,4 +1,4 @@
-"""posenc_lib.naive: known values worked out by hand, identities, and every input error."""
+"""posenc_lib.course.naive: known values worked out by hand, identities, and every input error."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from posenc_lib import sinusoidal
-from posenc_lib.naive import (
+from posenc_lib.course.naive import (
     affine_shift_residual,
     binary_code,
     integer_positions,
@@ -268,7 +268,7 @@ def test_naive_needs_only_numpy():
     import sys
 
     code = (
-        "import sys; import posenc_lib.naive; "
+        "import sys; import posenc_lib.course.naive; "
         "assert 'torch' not in sys.modules and 'sympy' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

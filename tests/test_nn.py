@@ -10,15 +10,14 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from posenc_lib import sinusoidal  # noqa: E402
+from posenc_lib.course.transformer import SelfAttention, TinyTransformer  # noqa: E402
 from posenc_lib.nn import (  # noqa: E402
     SCHEMES,
     ALiBi,
     LearnedPositionalEmbedding,
     NoPositionalEncoding,
     RotaryEmbedding,
-    SelfAttention,
     SinusoidalPositionalEncoding,
-    TinyTransformer,
     alibi_slopes,
     make_scheme,
     rotary_permutation,

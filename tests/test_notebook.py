@@ -2,7 +2,7 @@
 
 import pytest
 
-from posenc_lib.notebook import COLORS, STYLE, use_book_style
+from posenc_lib.course.notebook import COLORS, STYLE, use_book_style
 
 
 def test_use_book_style_sets_the_rc_parameters_and_colour_cycle():
@@ -18,7 +18,7 @@ def test_use_book_style_sets_the_rc_parameters_and_colour_cycle():
 def test_show_displays_lhs_equals_expr_as_math(monkeypatch):
     sp = pytest.importorskip("sympy")
     display_mod = pytest.importorskip("IPython.display")
-    from posenc_lib import notebook
+    from posenc_lib.course import notebook
 
     shown = []
     monkeypatch.setattr(display_mod, "display", shown.append)
@@ -30,7 +30,7 @@ def test_show_displays_lhs_equals_expr_as_math(monkeypatch):
 
 def test_is_zero_needs_the_exponential_rewrite_for_products_of_sines():
     sp = pytest.importorskip("sympy")
-    from posenc_lib.notebook import is_zero
+    from posenc_lib.course.notebook import is_zero
 
     a, b = sp.symbols("a b", real=True)
     identity = sp.sin(a) * sp.sin(b) - (sp.cos(a - b) - sp.cos(a + b)) / 2
@@ -39,7 +39,7 @@ def test_is_zero_needs_the_exponential_rewrite_for_products_of_sines():
 
 
 def test_fmt_small_prints_a_bound_below_the_floor_and_two_digits_above():
-    from posenc_lib.notebook import fmt_small
+    from posenc_lib.course.notebook import fmt_small
 
     assert fmt_small(0.0) == "< 1e-12"
     assert fmt_small(-5e-13) == "< 1e-12"
@@ -48,7 +48,7 @@ def test_fmt_small_prints_a_bound_below_the_floor_and_two_digits_above():
 
 
 def test_check_asserts_and_prints(capsys):
-    from posenc_lib.notebook import check
+    from posenc_lib.course.notebook import check
 
     check("holds", True, "detail")
     assert capsys.readouterr().out == "holds" + " " * 40 + "detail\n"

@@ -3,7 +3,7 @@
 Every chapter notebook must carry only the metadata the book reads, execution counts in the
 order of a top-to-bottom run, stream outputs merged as Jupyter shows them and no stored
 stderr, code cells of at most 30 lines and 88 columns, and no helper function defined in two
-notebooks (shared helpers live in ``posenc_lib.notebook``). Each rule has a control notebook
+notebooks (shared helpers live in ``posenc_lib.course.notebook``). Each rule has a control notebook
 below that it rejects.
 """
 

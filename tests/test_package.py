@@ -1,4 +1,5 @@
-"""The shape of the package: no import cycles, no hidden modules, complete ``__all__``, docstrings.
+"""The shape of the package: import layers, no import cycles, no hidden modules, complete
+``__all__``, docstrings.
 
 Everything here reads the source (``ast``) or imports each module by name; nothing is compared
 with a list typed into this file except the modules other developers own in this phase.
@@ -18,38 +19,103 @@ import pytest
 import posenc_lib as pe
 
 PACKAGE = Path(pe.__file__).resolve().parent
-MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+#: The reusable library's modules (``nn``) and the course's (``course.hessian``), dotted below
+#: ``posenc_lib``.
+LIBRARY = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+COURSE = sorted(
+    f"course.{p.stem}"
+    for p in (PACKAGE / "course").glob("*.py")
+    if p.stem != "__init__"
+)
+MODULES = LIBRARY + COURSE
+#: The torch modules of the library: only they, and the course, may import torch or each other.
+TORCH_MODULES = {"nn", "scaled_rotary", "alibi_falcon"}
 #: What each module needs beyond numpy to be imported.
 NEEDS = {
-    "nn": "torch",
-    "hessian": "torch",
-    "attention": "torch",
-    "experiments": "torch",
-    "scaled_rotary": "torch",
-    "alibi_falcon": "torch",
+    **{module: "torch" for module in TORCH_MODULES},
+    "course.hessian": "torch",
+    "course.attention": "torch",
+    "course.experiments": "torch",
+    "course.transformer": "torch",
 }
 
 
 def _tree(module: str) -> ast.Module:
-    return ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+    path = PACKAGE.joinpath(*module.split(".")).with_suffix(".py")
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
-def _imported_siblings(module: str) -> set[str]:
+def _resolve(module: str, level: int, name: str | None) -> str:
+    """The dotted name below ``posenc_lib`` of ``from <level dots><name>`` in ``module``."""
+    package = module.split(".")[:-1]
+    base = package[: len(package) - (level - 1)]
+    return ".".join([*base, *(name.split(".") if name else [])])
+
+
+def _imported_siblings(module: str, tree: ast.Module | None = None) -> set[str]:
     """Every ``posenc_lib`` module that ``module`` imports, at top level or inside a function."""
     found = set()
-    for node in ast.walk(_tree(module)):
+    for node in ast.walk(tree or _tree(module)):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module:  # from .x import ...
-                found.add(node.module.split(".")[0])
-            elif node.level == 1:  # from . import x
-                found.update(alias.name for alias in node.names)
+            if node.level and node.module:  # from .x import ..., from ..x import ...
+                target = _resolve(module, node.level, node.module)
+                found.add(target)
+                found.update(f"{target}.{alias.name}" for alias in node.names)
+            elif node.level:  # from . import x
+                target = _resolve(module, node.level, None)
+                found.update(f"{target}.{a.name}".lstrip(".") for a in node.names)
             elif node.module and node.module.startswith("posenc_lib."):
-                found.add(node.module.split(".")[1])
+                target = node.module.removeprefix("posenc_lib.")
+                found.add(target)
+                found.update(f"{target}.{alias.name}" for alias in node.names)
+            elif node.module == "posenc_lib":
+                found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("posenc_lib."):
-                    found.add(alias.name.split(".")[1])
+                    found.add(alias.name.removeprefix("posenc_lib."))
     return found & set(MODULES)
+
+
+def _layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Imports that break the layers CONTRIBUTING.md states (empty when none)."""
+    bad = []
+    for module, imported in sorted(graph.items()):
+        for target in sorted(imported):
+            if module in LIBRARY and target in COURSE:
+                bad.append(f"library module {module} imports the course's {target}")
+            if module == "_validation":
+                bad.append(f"_validation imports {target} (it is the bottom layer)")
+            if (
+                module in LIBRARY
+                and module not in TORCH_MODULES
+                and target in TORCH_MODULES
+            ):
+                bad.append(f"numpy module {module} imports the torch module {target}")
+    return bad
+
+
+def test_import_layers():
+    """The course may import the library, never the reverse; ``_validation`` imports no
+    module of the package; the numpy modules never import a torch module."""
+    graph = {module: _imported_siblings(module) for module in MODULES}
+    assert "nn" in graph["course.transformer"]  # the scan sees relative imports
+    assert "course.hessian" in graph["course.attention"]
+    assert _layer_violations(graph) == []
+
+
+def test_the_layer_check_rejects_violations():
+    """Controls: a planted import of each forbidden kind is reported."""
+    planted = {
+        "decay": ast.parse("from .course import hessian"),
+        "encoding": ast.parse("from posenc_lib.course.notebook import check"),
+        "_validation": ast.parse("from .encoding import frequencies"),
+        "layouts": ast.parse("from . import nn"),
+    }
+    graph = {
+        module: _imported_siblings(module, tree) for module, tree in planted.items()
+    }
+    assert len(_layer_violations(graph)) == 4, graph
 
 
 def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -143,21 +209,20 @@ def test_package_all_is_the_core():
 
 
 #: Docstrings that are another developer's work in this phase (issue 11): ``nn`` (developer
-#: torch), ``notebook`` (frozen), and the command line of ``experiments`` (developer rel).
-OTHERS = {"nn", "notebook"}
-OTHER_FUNCTIONS = {"experiments.main"}
+#: torch), ``course.notebook`` (frozen).
+OTHERS = {"nn", "course.notebook"}
 
 
 def _public_functions():
     for module in MODULES:
-        if module in OTHERS or module.startswith("_"):
+        if module in OTHERS or module.rpartition(".")[2].startswith("_"):
             continue
         if module in NEEDS and importlib.util.find_spec(NEEDS[module]) is None:
             continue
         mod = importlib.import_module(f"posenc_lib.{module}")
         for name in mod.__all__:
             obj = getattr(mod, name)
-            if inspect.isfunction(obj) and f"{module}.{name}" not in OTHER_FUNCTIONS:
+            if inspect.isfunction(obj):
                 yield pytest.param(obj, id=f"{module}.{name}")
 
 
@@ -174,6 +239,6 @@ def test_public_functions_have_numpydoc_with_examples(function):
 def test_every_module_is_in_the_chapter_table():
     """The package docstring's chapter -> module table names every public module."""
     for module in MODULES:
-        if module.startswith("_"):
+        if module.rpartition(".")[2].startswith("_"):
             continue
         assert f":mod:`~posenc_lib.{module}`" in pe.__doc__, module

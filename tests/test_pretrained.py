@@ -1,4 +1,4 @@
-"""Tests of the shipped MiniLM data file, its extraction script and posenc_lib.pretrained."""
+"""Tests of the shipped MiniLM data file, its extraction script and posenc_lib.course.pretrained."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posenc_lib import pretrained as pt
+from posenc_lib.course import pretrained as pt
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "extract_bert_positions.py"

@@ -13,7 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from posenc_lib.nn import RotaryEmbedding, SelfAttention  # noqa: E402
+from posenc_lib.course.transformer import SelfAttention  # noqa: E402
+from posenc_lib.nn import RotaryEmbedding  # noqa: E402
 from posenc_lib.rope_scaling import RopeScaling  # noqa: E402
 from posenc_lib.scaled_rotary import ScaledRotaryEmbedding  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""posenc_lib.shift_invariance: relative forms, projections, rotary scores, Toeplitz/Hankel."""
+"""course.shift_invariance: relative forms, projections, rotary scores, Toeplitz/Hankel."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc_lib as pe
-from posenc_lib import shift_invariance as S
+from posenc_lib.course import shift_invariance as S
 from posenc_lib.layouts import pair_columns
 
 
@@ -199,7 +199,7 @@ def test_numeric_modules_import_without_sympy_or_torch():
         for name in ("torch", "sympy", "mpmath"):
             sys.modules[name] = None  # any `import name` now raises ImportError
         import numpy as np
-        from posenc_lib import dominance, pretrained, shift_invariance, spectrum
+        from posenc_lib.course import dominance, pretrained, shift_invariance, spectrum
         h = shift_invariance.random_relative_matrix(8, np.random.default_rng(0))
         assert shift_invariance.shift_defect(h, 20) < 1e-12
         assert dominance.diagonal_dominance(h).relative_share > 0.99

@@ -1,4 +1,4 @@
-"""posenc_lib.spectrum: the power spectrum of a position table, against known signals."""
+"""posenc_lib.course.spectrum: the power spectrum of a position table, against known signals."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pe
-from posenc_lib.spectrum import position_power_spectrum
+from posenc_lib.course.spectrum import position_power_spectrum
 
 
 def test_power_spectrum_of_a_pure_sinusoid():

@@ -138,7 +138,7 @@ MAX_BYTES = "max_bytes must be a positive whole number of bytes, got "
     ],
 )
 def test_bad_max_bytes(max_bytes, error, given):
-    from posenc_lib.naive import binary_code, integer_positions, scaled_positions
+    from posenc_lib.course.naive import binary_code, integer_positions, scaled_positions
 
     for call in (
         lambda: pe.sinusoidal(4, 8, max_bytes=max_bytes),
@@ -184,20 +184,146 @@ def _defined_functions(tree: ast.Module):
             yield node.name
 
 
-# notebook.check is a notebook helper (a printed verdict), not an argument check.
-NOT_OURS = {"notebook.py"}
+CHECK_MODULES = {
+    "_validation.py": "the generic checks (numpy)",
+    "_torch_checks.py": "the torch modules' checks",
+    "course/_checks.py": "the course's plain checks",
+}
 
 
-def test_one_validation_layer():
-    """No private ``_check_*`` function outside ``_validation``: every check goes through it."""
-    offenders = []
-    for path in sorted(PACKAGE.glob("*.py")):
-        if path.name in NOT_OURS or path.name == "_validation.py":
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        offenders += [
-            f"{path.name}:{name}"
-            for name in _defined_functions(tree)
-            if "check" in name
-        ]
-    assert offenders == []
+def _check_users(package: Path) -> dict[str, set[str]]:
+    """For each check module's public name, the modules (library and course) that import it."""
+    users: dict[str, set[str]] = {}
+    for path in sorted([*package.glob("*.py"), *package.glob("course/*.py")]):
+        rel = path.relative_to(package).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith(
+                ("_validation", "_torch_checks", "_checks")
+            ):
+                for alias in node.names:
+                    users.setdefault(alias.name, set()).add(rel)
+    return users
+
+
+def _single_users(users: dict[str, set[str]]) -> list[str]:
+    """Checks that sit in a check module although they serve fewer modules than it is for:
+    a generic or course check used by one module, a torch check no torch module uses."""
+    torch_modules = {"nn.py", "scaled_rotary.py", "alibi_falcon.py"}
+    found = []
+    for rel in CHECK_MODULES:
+        source = (PACKAGE / rel).read_text(encoding="utf-8")
+        for name in _defined_functions(ast.parse(source)):
+            if not name.startswith("check_"):
+                continue
+            outside = users.get(name, set()) - {rel}
+            inside = (
+                source.count(f"{name}(") > 1
+            )  # another check of the module calls it
+            if rel == "_torch_checks.py":
+                ok = bool(outside & torch_modules) or inside
+            else:
+                ok = len(outside) >= 2 or inside
+            if not ok:
+                found.append(f"{rel}:{name} used by {sorted(outside)}")
+    return found
+
+
+def test_a_check_lives_where_it_is_used():
+    """The check modules hold only shared checks: a check one module needs lives in that
+    module (issue 26); the torch checks serve the torch modules."""
+    assert _single_users(_check_users(PACKAGE)) == []
+
+
+def test_the_placement_rule_rejects_a_single_use_check():
+    """Control: with ``check_vector``'s users reduced to one module it is reported."""
+    users = _check_users(PACKAGE)
+    users["check_vector"] = {"exact_kernel.py"}
+    assert any(":check_vector " in line for line in _single_users(users))
+
+
+def test_the_generic_checks_stay_small():
+    """The generic module stays small (a ratchet: it grew to 1,006 lines holding every
+    module's checks; issue 26 cut it to the shared numpy checks)."""
+    lines = (PACKAGE / "_validation.py").read_text(encoding="utf-8").count("\n")
+    assert lines <= 470, lines
+
+
+# --------------------------------------------------------------------------------------------
+# validation at the edge: one check per argument per call (issue 26)
+# --------------------------------------------------------------------------------------------
+
+
+def validation_entries(call):
+    """The checks of ``posenc_lib._validation`` that ``call()`` enters from outside it, as
+    ``(check, argument)`` pairs in order (calls between checks inside the module not counted)."""
+    import sys
+
+    source = V.__file__
+    entries = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == source:
+            caller = frame.f_back
+            if caller is not None and caller.f_code.co_filename != source:
+                code = frame.f_code.co_name
+                name = frame.f_locals.get("name") or code.removeprefix("check_")
+                entries.append((code, name))
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return entries
+
+
+EDGE_CALLS = {
+    "sinusoidal": (lambda: pe.sinusoidal(16, 8), 9),
+    "sinusoidal, fast path": (lambda: pe.sinusoidal(300, 64, layout="concatenated"), 9),
+    "sinusoidal, positions": (
+        lambda: pe.sinusoidal(np.arange(5.0), 8, dtype=np.float32, spacing="i/(d/2-1)"),
+        9,
+    ),
+    "sinusoidal, odd": (lambda: pe.sinusoidal(6, 7, odd_dim="zero_pad"), 9),
+    "frequencies": (lambda: pe.frequencies(8, base=100.0), 3),
+    "wavelengths": (lambda: pe.wavelengths(8), 3),
+    "angles": (lambda: pe.angles(4, 8), 4),
+    "shift_matrix": (lambda: pe.shift_matrix(1.5, 8, layout="concatenated"), 5),
+    "kernel": (lambda: pe.kernel([0.0, 1.0, 2.5], 64), 5),
+    "kernel_integral": (lambda: pe.kernel_integral([1.0, 2.5], base=500.0), 2),
+    "convert_layout": (
+        lambda: pe.convert_layout(np.zeros((2, 8)), "interleaved", "concatenated"),
+        3,
+    ),
+    "layout_permutation": (
+        lambda: pe.layout_permutation(8, "interleaved", "concatenated"),
+        3,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(EDGE_CALLS))
+def test_each_argument_is_checked_once(case):
+    """One call of a public function enters validation once per argument: the public edge
+    checks, the private kernels it calls trust it (``pe.sinusoidal`` entered ``_validation``
+    five times for ``dim`` alone before issue 26)."""
+    call, n_arguments = EDGE_CALLS[case]
+    entries = validation_entries(call)
+    assert entries, "the instrumentation saw no check"
+    assert len(entries) == len(set(entries)), entries
+    names = [name for _, name in entries]
+    assert len(names) == len(set(names)), entries
+    # a size derived from several arguments (check_table_size) is checked once more
+    per_argument = [e for e in entries if e[0] != "check_table_size"]
+    assert len(per_argument) <= n_arguments, entries
+
+
+def test_the_check_counter_sees_a_repeated_check():
+    """Control: a function that checks ``dim`` twice is seen entering twice."""
+
+    def twice():
+        V.check_dim(8)
+        pe.frequencies(8)
+
+    entries = validation_entries(twice)
+    assert entries.count(("check_dim", "dim")) == 2

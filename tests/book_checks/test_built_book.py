@@ -111,23 +111,28 @@ def test_citations_print_the_label_of_the_reference_they_link_to():
 
 
 def test_api_signatures_name_numpy_aliases():
-    api = "".join(p.read_text() for p in sorted((HTML / "book/api").glob("*.html")))
+    api = "".join(p.read_text() for p in sorted((HTML / "book/api").rglob("*.html")))
     assert "_SupportsArray" not in api and "_NestedSequence" not in api
     assert api.count("ArrayLike") > 40
 
 
 def test_api_reference_has_a_page_per_module():
     # One page per module of posenc_lib (book/api/<module>.md), each linked from the index's
-    # chapter table or listed in its contents.
+    # chapter table or listed in its contents; the course's on their own index
+    # (book/api/course/<module>.md, book/api_course.md).
     import posenc_lib
 
     package = Path(posenc_lib.__file__).parent
-    modules = {p.stem for p in package.glob("*.py") if not p.stem.startswith("_")}
-    pages = {p.stem for p in (HTML / "book/api").glob("*.html")}
-    assert pages == modules | {"core"}, pages ^ (modules | {"core"})
-    index = (HTML / "book/api.html").read_text()
-    for page in pages:
-        assert f'href="api/{page}.html' in index, page
+    for folder, index_page, prefix, extra in [
+        (package, "book/api.html", "api/", {"core"}),
+        (package / "course", "book/api_course.html", "api/course/", set()),
+    ]:
+        modules = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")}
+        pages = {p.stem for p in (HTML / "book" / prefix).glob("*.html")}
+        assert pages == modules | extra, pages ^ (modules | extra)
+        index = (HTML / index_page).read_text()
+        for page in pages:
+            assert f'href="{prefix}{page}.html' in index, page
 
 
 def test_search_index_holds_chinese_terms():

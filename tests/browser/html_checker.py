@@ -86,7 +86,7 @@ dark colour scheme; the book follows the reader's scheme), and also fails on:
 ``figure-text``
     figure text smaller than ``MIN_FIGURE_TEXT_PX`` CSS pixels as shown, or a figure whose
     text cannot be measured (the book's figures are PNG at twice their display resolution that
-    record their smallest text, ``posenc_lib.notebook.use_book_style``; SVG is measured too);
+    record their smallest text, ``posenc_lib.course.notebook.use_book_style``; SVG is measured too);
 ``page-weight``
     a first visit (empty cache) that downloads more than ``MAX_PAGE_BYTES`` bytes, not counting
     figures (``_images/``);
@@ -639,7 +639,7 @@ def png_text_and_dpi(data: bytes) -> tuple[dict[str, str], float | None]:
 
 
 #: The text chunk in which the book's figures record their smallest text, in points
-#: (``posenc_lib.notebook.use_book_style``).
+#: (``posenc_lib.course.notebook.use_book_style``).
 MIN_TEXT_KEY = "posenc:min-text-pt"
 
 

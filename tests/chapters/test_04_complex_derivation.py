@@ -102,7 +102,7 @@ def test_classifier_rejects_non_solutions(chapter4, name) -> None:
         "2-periodic with |p_1| != |p_0|": np.array([[1.0, 0.0], [0.0, 1.5]] * 4),
     }
     table = tables[name]
-    assert chapter4["toeplitz_defect"](table @ table.T) > 0.1
+    assert chapter4["si"].toeplitz_defect(table @ table.T) > 0.1
     assert chapter4["kind_2d"](table) == "neither"
 
 

@@ -21,9 +21,10 @@ Everything is deterministic: the data come from ``numpy.random.default_rng`` wit
 On a CPU with a fixed thread count and ``torch.use_deterministic_algorithms(True)`` a run is
 bit-for-bit reproducible.
 
-Run a configuration from the command line (``--help`` lists the options)::
+The command line ``scripts/experiments.py`` runs a grid of configurations (``--help`` lists the
+options)::
 
-    python -m posenc_lib.experiments --steps 2000 --dim 64 --out results.json
+    python scripts/experiments.py --steps 2000 --dim 64 --out results.json
 
 It uses a GPU when one is present (``--device auto``) and writes a JSON file with the command,
 the git commit, the hardware, the configuration, every run and a mean/spread summary. Chapter 9
@@ -36,64 +37,38 @@ each is recorded in the file.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import os
 import platform
-import shlex
-import subprocess
-import sys
 import time
-
-if (
-    __name__ == "__main__"
-):  # Ctrl-C while numpy and torch load (seconds): one line, exit 130
-
-    def _interrupted_while_loading(signum: int, frame: object) -> None:
-        sys.stderr.write(
-            "python -m posenc_lib.experiments: interrupted; nothing written\n"
-        )
-        os._exit(130)
-
-    import signal
-
-    signal.signal(signal.SIGINT, _interrupted_while_loading)
-
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor
 
-from ._cli import (
-    interrupt_once,
-    partial_path,
-    report_write_error,
-    writable_output_path,
-    write_json_atomic,
-)
-from ._validation import (
+from .._torch_checks import check_device
+from .._validation import (
     DEFAULT_MAX_BYTES,
     MAX_LENGTH,
+    _message,
+    _mib,
     check_base,
     check_bool,
     check_choice,
     check_count,
     check_instance,
     check_real,
-    check_rng,
-    check_run_device,
-    check_sequence,
-    check_step_bytes,
     check_table_size,
     check_vector,
     describe,
 )
-from .nn import MAX_LAYERS, SCHEMES, TinyTransformer
+from ..nn import SCHEMES
+from ._checks import check_rng
+from .transformer import MAX_LAYERS, TinyTransformer
 
 __all__ = [
     "EVAL_SEED",
@@ -105,7 +80,6 @@ __all__ = [
     "evaluate",
     "expand_grid",
     "hardware",
-    "main",
     "make_batch",
     "run",
     "run_grid",
@@ -173,7 +147,7 @@ def make_batch(
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.experiments import make_batch
+    >>> from posenc_lib.course.experiments import make_batch
     >>> tokens, targets = make_batch("offset", 1, 5, np.random.default_rng(0), k=2)
     >>> tokens.tolist(), targets.tolist()
     ([[13, 10, 8, 4, 4]], [[-100, -100, 13, 10, 8]])
@@ -218,7 +192,7 @@ class Config:
 
     Examples
     --------
-    >>> from posenc_lib.experiments import Config
+    >>> from posenc_lib.course.experiments import Config
     >>> config = Config(scheme="rotary", train_length=10, test_multiples=(1, 2.5))
     >>> config.test_lengths, config.label
     ((10, 25), 'rotary b=1e4')
@@ -270,7 +244,7 @@ class Config:
             )
         first = self.k if self.task == "offset" else self.k + 1
         check_count(self.train_length, "train_length", first + 1)
-        check_run_device(self.device)  # here, not at the first tensor in run()
+        _check_run_device(self.device)  # here, not at the first tensor in run()
         # the forward passes of training and evaluation: attention weights, activations
         # and logits of a whole batch, in torch's default dtype
         itemsize = torch.get_default_dtype().itemsize
@@ -283,7 +257,7 @@ class Config:
             per_token = (
                 self.n_heads * length + 4 * self.dim + self.vocab_size
             ) * itemsize
-            check_step_bytes(
+            _check_step_bytes(
                 count, count_name, length, length_name, per_token, MAX_STEP_BYTES
             )
 
@@ -306,7 +280,7 @@ class Config:
 
 
 def build_model(config: Config) -> TinyTransformer:
-    """The causal :class:`~posenc_lib.nn.TinyTransformer` of ``config``, seeded by its seed.
+    """The causal :class:`~posenc_lib.course.transformer.TinyTransformer` of ``config``, seeded.
 
     Parameters
     ----------
@@ -315,17 +289,19 @@ def build_model(config: Config) -> TinyTransformer:
 
     Returns
     -------
-    posenc_lib.nn.TinyTransformer
+    posenc_lib.course.transformer.TinyTransformer
         Untrained, on ``config.device``.
 
     Examples
     --------
-    >>> from posenc_lib.experiments import Config, build_model
+    >>> from posenc_lib.course.experiments import Config, build_model
     >>> model = build_model(Config(dim=16, n_heads=2))
     >>> model.dim, model.n_heads
     (16, 2)
     """
-    config = check_instance(config, "config", Config, "a posenc_lib.experiments.Config")
+    config = check_instance(
+        config, "config", Config, "a posenc_lib.course.experiments.Config"
+    )
     torch.manual_seed(config.seed)
     model = TinyTransformer(
         config.vocab_size,
@@ -361,14 +337,14 @@ def train(config: Config) -> tuple[TinyTransformer, list[float]]:
 
     Returns
     -------
-    model : posenc_lib.nn.TinyTransformer
+    model : posenc_lib.course.transformer.TinyTransformer
         The trained model, in eval mode.
     losses : list of float
         The training loss of every step.
 
     Examples
     --------
-    >>> from posenc_lib.experiments import Config, train
+    >>> from posenc_lib.course.experiments import Config, train
     >>> model, losses = train(Config(steps=3, warmup=1))
     >>> len(losses), model.training
     (3, False)
@@ -414,7 +390,7 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
 
     Parameters
     ----------
-    model : posenc_lib.nn.TinyTransformer
+    model : posenc_lib.course.transformer.TinyTransformer
         The model (its train/eval mode is restored afterwards).
     config : Config
         The task and evaluation settings.
@@ -429,7 +405,7 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
 
     Examples
     --------
-    >>> from posenc_lib.experiments import Config, build_model, evaluate
+    >>> from posenc_lib.course.experiments import Config, build_model, evaluate
     >>> config = Config(eval_sequences=8)
     >>> result = evaluate(build_model(config), config, 16)
     >>> 0.0 <= result["accuracy"] <= 1.0, result["per_position"][0]
@@ -438,7 +414,9 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
     model = check_instance(
         model, "model", torch.nn.Module, "a torch.nn.Module such as a TinyTransformer"
     )
-    config = check_instance(config, "config", Config, "a posenc_lib.experiments.Config")
+    config = check_instance(
+        config, "config", Config, "a posenc_lib.course.experiments.Config"
+    )
     length = check_count(length, "length", 2)
     rng = np.random.default_rng([EVAL_SEED, TASKS.index(config.task), config.k, length])
     tokens, targets = make_batch(
@@ -482,12 +460,14 @@ def run(config: Config) -> dict[str, Any]:
 
     Examples
     --------
-    >>> from posenc_lib.experiments import Config, run
+    >>> from posenc_lib.course.experiments import Config, run
     >>> result = run(Config(steps=2, warmup=1, eval_sequences=4))
     >>> sorted(result["accuracy"])
     ['16', '32', '64']
     """
-    config = check_instance(config, "config", Config, "a posenc_lib.experiments.Config")
+    config = check_instance(
+        config, "config", Config, "a posenc_lib.course.experiments.Config"
+    )
     started = time.perf_counter()
     model, losses = train(config)
     results = {
@@ -539,32 +519,34 @@ def expand_grid(
 
     Examples
     --------
-    >>> from posenc_lib.experiments import Config, expand_grid
+    >>> from posenc_lib.course.experiments import Config, expand_grid
     >>> grid = expand_grid(Config(), schemes=("none", "sinusoidal"), sinusoidal_bases=(1e2, 1e4),
     ...                    seeds=(0,), tasks=("offset",))
     >>> [c.label for c in grid]
     ['none', 'sinusoidal b=1e2', 'sinusoidal b=1e4']
     """
     base_config = check_instance(
-        base_config, "base_config", Config, "a posenc_lib.experiments.Config"
+        base_config, "base_config", Config, "a posenc_lib.course.experiments.Config"
     )
-    tasks = check_sequence(tasks, "tasks", "task names")
+    tasks = _check_sequence(tasks, "tasks", "task names")
     for i, task in enumerate(tasks):
         check_choice(task, f"tasks[{i}]", TASKS)
-    schemes = check_sequence(schemes, "schemes", "scheme names")
+    schemes = _check_sequence(schemes, "schemes", "scheme names")
     for i, scheme in enumerate(schemes):
         check_choice(scheme, f"schemes[{i}]", SCHEMES)
-    sinusoidal_bases = check_sequence(sinusoidal_bases, "sinusoidal_bases", "bases > 1")
+    sinusoidal_bases = _check_sequence(
+        sinusoidal_bases, "sinusoidal_bases", "bases > 1"
+    )
     sinusoidal_bases = [
         check_real(b, f"sinusoidal_bases[{i}]", above=1.0)
         for i, b in enumerate(sinusoidal_bases)
     ]
-    rotary_bases = check_sequence(rotary_bases, "rotary_bases", "bases > 1")
+    rotary_bases = _check_sequence(rotary_bases, "rotary_bases", "bases > 1")
     rotary_bases = [
         check_real(b, f"rotary_bases[{i}]", above=1.0)
         for i, b in enumerate(rotary_bases)
     ]
-    seeds = check_sequence(seeds, "seeds", "seeds (integers >= 0)")
+    seeds = _check_sequence(seeds, "seeds", "seeds (integers >= 0)")
     seeds = [check_count(s, f"seeds[{i}]", 0, 2**63 - 1) for i, s in enumerate(seeds)]
     if k is not None:
         check_instance(k, "k", dict, "None or a dict {task: k}")
@@ -612,18 +594,18 @@ def run_grid(
 
     Examples
     --------
-    >>> from posenc_lib.experiments import Config, run_grid
+    >>> from posenc_lib.course.experiments import Config, run_grid
     >>> results = run_grid([Config(steps=1, warmup=1, eval_sequences=2, seed=s) for s in (0, 1)])
     >>> [r["config"]["seed"] for r in results]
     [0, 1]
     """
     if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
-        accepted = "an iterable of posenc_lib.experiments.Config"
+        accepted = "an iterable of posenc_lib.course.experiments.Config"
         raise TypeError(f"configs must be {accepted}, got {describe(configs)}")
     configs = list(configs)
     for i, config in enumerate(configs):
         check_instance(
-            config, f"configs[{i}]", Config, "a posenc_lib.experiments.Config"
+            config, f"configs[{i}]", Config, "a posenc_lib.course.experiments.Config"
         )
     progress = check_bool(progress, "progress")
     results = []
@@ -656,14 +638,14 @@ def summarize(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
     Examples
     --------
-    >>> from posenc_lib.experiments import summarize
+    >>> from posenc_lib.course.experiments import summarize
     >>> runs = [{"config": {"task": "offset"}, "label": "none", "accuracy": {"16": a}}
     ...         for a in (0.5, 0.7)]
     >>> row = summarize(runs)[0]
     >>> row["seeds"], round(row["accuracy"]["16"]["mean"], 3), row["accuracy"]["16"]["max"]
     (2, 0.6, 0.7)
     """
-    results = check_sequence(results, "results", "run() results (dicts)")
+    results = _check_sequence(results, "results", "run() results (dicts)")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for i, result in enumerate(results):
         try:
@@ -699,30 +681,8 @@ def summarize(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------------------------
-# command line
+# the machine a run used
 # --------------------------------------------------------------------------------------------
-
-
-def _commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parent,
-            timeout=10,
-        )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).resolve().parent,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() + ("+uncommitted-changes" if dirty else "")
 
 
 def _cpu_model() -> str:
@@ -755,12 +715,12 @@ def hardware(device: str) -> dict[str, Any]:
 
     Examples
     --------
-    >>> from posenc_lib.experiments import hardware
+    >>> from posenc_lib.course.experiments import hardware
     >>> info = hardware("cpu")
     >>> info["device"], info["cpu_count"] > 0
     ('cpu', True)
     """
-    device = check_run_device(device)
+    device = _check_run_device(device)
     try:
         load = round(os.getloadavg()[0], 2)
     except (AttributeError, OSError):  # pragma: no cover - Windows
@@ -781,284 +741,50 @@ def hardware(device: str) -> dict[str, Any]:
     return info
 
 
-def _parser() -> argparse.ArgumentParser:
-    d = Config()
-    p = argparse.ArgumentParser(
-        prog="python -m posenc_lib.experiments",
-        description="Train small causal transformers with each position scheme on synthetic tasks "
-        "and evaluate them at longer lengths; write a JSON results file. Every option is checked "
-        "before any training; Ctrl-C keeps the finished runs in OUT's .partial.json.",
-    )
-    p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
-    p.add_argument("--schemes", nargs="+", default=list(SCHEMES), choices=SCHEMES)
-    p.add_argument(
-        "--sinusoidal-bases", nargs="+", type=float, default=[1e2, 1e3, 1e4, 1e5]
-    )
-    p.add_argument("--rotary-bases", nargs="+", type=float, default=[1e4])
-    p.add_argument(
-        "--index-rotary-bases",
-        nargs="+",
-        type=float,
-        default=None,
-        help="bases of the rotary models on the index task (default: --rotary-bases)",
-    )
-    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    p.add_argument(
-        "--offset-k", type=int, default=1, help="k of the offset task (copy x[t-k])"
-    )
-    p.add_argument(
-        "--index-k", type=int, default=2, help="k of the index task (copy x[k])"
-    )
-    p.add_argument("--vocab-size", type=int, default=d.vocab_size)
-    p.add_argument("--dim", type=int, default=d.dim)
-    p.add_argument("--heads", type=int, default=d.n_heads)
-    p.add_argument("--layers", type=int, default=d.n_layers)
-    p.add_argument("--train-length", type=int, default=d.train_length)
-    p.add_argument("--steps", type=int, default=d.steps)
-    p.add_argument("--batch-size", type=int, default=d.batch_size)
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--warmup", type=int, default=d.warmup)
-    p.add_argument(
-        "--test-multiples", nargs="+", type=float, default=list(d.test_multiples)
-    )
-    p.add_argument("--eval-sequences", type=int, default=d.eval_sequences)
-    p.add_argument(
-        "--threads", type=int, default=None, help="torch CPU threads (default: torch's)"
-    )
-    p.add_argument(
-        "--device",
-        default="auto",
-        help="'auto' (a GPU when present), 'cpu', 'cuda', ...",
-    )
-    # a str, not a Path: Path drops the trailing slash of a folder name
-    p.add_argument("--out", default="experiment_results.json")
-    return p
+def _check_sequence(value: object, name: str, accepted: str) -> list:
+    """``value`` as a list if it is a list, tuple, range or 1-D array, else raise.
 
-
-#: Each option that sets a Config field, with the field: checked one at a time, so that an error
-#: names the option.
-_CONFIG_OPTIONS = {
-    "vocab_size": "vocab_size",
-    "dim": "dim",
-    "heads": "n_heads",
-    "layers": "n_layers",
-    "train_length": "train_length",
-    "steps": "steps",
-    "batch_size": "batch_size",
-    "lr": "lr",
-    "warmup": "warmup",
-    "eval_sequences": "eval_sequences",
-}
-
-
-def _resolve_device(parser: argparse.ArgumentParser, name: str) -> str:
-    """``name`` resolved (``auto``: CUDA when present, else CPU) if runs can compute there."""
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    try:
-        return check_run_device(name)
-    except (TypeError, ValueError) as exc:
-        parser.error(f"argument --device: cannot use {name!r}: {exc}")
-    raise AssertionError("unreachable")  # pragma: no cover - parser.error exits
-
-
-def _configs_from_args(
-    parser: argparse.ArgumentParser, args: argparse.Namespace
-) -> list[Config]:
-    """Every configuration of the command line, each option checked first (argparse errors)."""
-
-    def option_error(option: str, exc: Exception) -> None:
-        parser.error(f"argument --{option.replace('_', '-')}: {exc}")
-
-    if args.threads is not None:
-        try:
-            # more threads than logical CPUs only slow torch down (100000 crashed it)
-            check_count(args.threads, "threads", 1, os.cpu_count() or 1)
-        except (TypeError, ValueError) as exc:
-            option_error("threads", exc)
-    for option, field in _CONFIG_OPTIONS.items():
-        try:
-            Config(**{field: getattr(args, option)})
-        except (TypeError, ValueError) as exc:
-            option_error(option, exc)
-    try:
-        Config(test_multiples=tuple(args.test_multiples))
-    except (TypeError, ValueError) as exc:
-        option_error("test_multiples", exc)
-    for option, values, extra in [
-        ("sinusoidal_bases", args.sinusoidal_bases, {"scheme": "sinusoidal"}),
-        ("rotary_bases", args.rotary_bases, {"scheme": "rotary"}),
-        ("index_rotary_bases", args.index_rotary_bases or [], {"scheme": "rotary"}),
-    ]:
-        for value in values:
-            try:
-                Config(base=value, **extra)
-            except (TypeError, ValueError) as exc:
-                option_error(option, exc)
-    for option, values, extra in [
-        ("seeds", args.seeds, {}),
-        ("offset_k", [args.offset_k], {"task": "offset"}),
-        ("index_k", [args.index_k], {"task": "index"}),
-    ]:
-        field = "seed" if option == "seeds" else "k"
-        for value in values:
-            try:
-                Config(
-                    **{field: value, "train_length": max(args.train_length, 2)}, **extra
-                )
-            except (TypeError, ValueError) as exc:
-                option_error(option, exc)
-    device = _resolve_device(parser, args.device)
-    try:
-        base = Config(
-            vocab_size=args.vocab_size,
-            dim=args.dim,
-            n_heads=args.heads,
-            n_layers=args.layers,
-            train_length=args.train_length,
-            steps=args.steps,
-            batch_size=args.batch_size,
-            lr=args.lr,
-            warmup=args.warmup,
-            test_multiples=tuple(args.test_multiples),
-            eval_sequences=args.eval_sequences,
-            device=device,
-        )
-        # one task at a time, in the order of --tasks (expand_grid's order): the rotary
-        # bases may differ between the tasks
-        rotary_bases = {
-            "offset": args.rotary_bases,
-            "index": args.index_rotary_bases or args.rotary_bases,
-        }
-        configs = [
-            config
-            for task in args.tasks
-            for config in expand_grid(
-                base,
-                tasks=[task],
-                schemes=args.schemes,
-                sinusoidal_bases=args.sinusoidal_bases,
-                rotary_bases=rotary_bases[task],
-                seeds=args.seeds,
-                k={"offset": args.offset_k, "index": args.index_k},
-            )
-        ]
-    except (TypeError, ValueError) as exc:
-        parser.error(f"these options do not go together: {exc}")
-    # The model of each (scheme, base), built once on the device: its own checks (dim divisible
-    # by the heads, an even head dimension for rotary, ...) fail here rather than mid-grid.
-    for config in {dataclasses.replace(c, task="offset", k=1, seed=0) for c in configs}:
-        try:
-            with torch.random.fork_rng(
-                devices=[]
-            ):  # build_model seeds; leave the state as it was
-                build_model(config)
-        except (TypeError, ValueError, RuntimeError) as exc:
-            parser.error(
-                f"--dim {args.dim} --heads {args.heads} --layers {args.layers} cannot build the "
-                f"{config.label} model: {exc}"
-            )
-    return configs
-
-
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the command line; return the results dict that was written to ``--out``.
-
-    Every option, ``--out`` included, is checked before any training: a bad one ends the program
-    with an argparse usage error (exit status 2). The results file is written atomically. Ctrl-C
-    keeps the runs that finished in ``OUT``'s ``.partial.json`` (``--out`` itself is untouched)
-    and exits with status 130 and a one-line message.
+    ``accepted`` says what the items are (``"task names"``); strings are refused (a string is a
+    sequence of characters, never what is meant).
     """
-    parser = _parser()
-    args = parser.parse_args(argv)
-    try:
-        out = writable_output_path(args.out)
-    except ValueError as exc:
-        parser.error(f"argument --out: {exc}")
-    configs = _configs_from_args(parser, args)
-    device = configs[0].device
-    if args.threads is not None:
-        torch.set_num_threads(args.threads)
-    if device == "cpu":
-        torch.use_deterministic_algorithms(True)
-    command = "python -m posenc_lib.experiments " + " ".join(
-        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
-    )
-    runs: list[dict[str, Any]] = []
-    machine: dict[str, Any] = {}
-    started = time.perf_counter()
-
-    def results() -> dict[str, Any]:
-        return {
-            "command": command.strip(),
-            "commit": _commit(),
-            "hardware": machine,
-            "date": time.strftime("%Y-%m-%d"),
-            "elapsed_s": round(time.perf_counter() - started, 1),
-            "runs": runs,
-            "summary": summarize(runs),
-        }
-
-    written = False
-    with interrupt_once():  # a second Ctrl-C cannot cut short the saving of the first
-        try:
-            print(f"{command}\n{len(configs)} runs on {device}", flush=True)
-            # before the runs: the load average they started in
-            machine.update(hardware(device))
-            started = time.perf_counter()
-            for config in configs:
-                runs.extend(run_grid([config], progress=True))
-            output = results()
-            write_json_atomic(output, out)
-            written = True
-        except KeyboardInterrupt:
-            raise SystemExit(
-                _interrupted(parser.prog, out, written, runs, len(configs), results)
-            ) from None
-        except OSError as exc:
-            lost = f"the {len(runs)} finished runs are lost ({out} untouched)"
-            raise SystemExit(report_write_error(parser.prog, out, exc, lost)) from None
-    print(f"wrote {out}")
-    return output
+    wanted = f"a list or tuple of {accepted}"
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise ValueError(_message(name, wanted, describe(value)))
+        return list(value)
+    if not isinstance(value, (list, tuple, range)):
+        raise TypeError(_message(name, wanted, describe(value)))
+    return list(value)
 
 
-def _interrupted(
-    prog: str,
-    out: Path,
-    written: bool,
-    runs: list[dict[str, Any]],
-    planned: int,
-    results: Any,
-) -> int:
-    """Ctrl-C: keep the finished runs in OUT's .partial.json, say so in one line; 130."""
-    done = f"interrupted after {len(runs)} of {planned} runs"
-    if written:
-        done += f"; all were written to {out}"
-    elif runs:
-        kept = partial_path(out)
-        try:
-            write_json_atomic(
-                {**results(), "interrupted": True, "planned_runs": planned}, kept
-            )
-        except OSError as exc:
-            lost = f"the {len(runs)} finished runs are lost ({out} untouched)"
-            print(f"{prog}: {done}; cannot write {kept}: {exc.strerror}; {lost}",
-                  file=sys.stderr)  # fmt: skip
-            return 130
-        done += f"; the finished runs are in {kept} ({out} untouched)"
-    else:
-        done += f"; nothing written ({out} untouched)"
-    print(f"{prog}: {done}", file=sys.stderr)
-    return 130
-
-
-if __name__ == "__main__":
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # loaded: Ctrl-C as usual
-    try:
-        main()
-    except KeyboardInterrupt:  # before the runs started (main handles it during them)
-        print(
-            "python -m posenc_lib.experiments: interrupted; nothing written",
-            file=sys.stderr,
+def _check_run_device(device: object) -> str:
+    """``device``: a device string that computes (not ``'meta'``, whose tensors hold no values)
+    and that this torch build can use, else raise."""
+    if not isinstance(device, str):
+        accepted = "a device string such as 'cpu' or 'cuda'"
+        raise TypeError(_message("device", accepted, describe(device)))
+    if check_device(device).type == "meta":
+        accepted = "a device that computes ('cpu', 'cuda', ...)"
+        raise ValueError(
+            _message("device", accepted, "'meta' (its tensors hold no values)")
         )
-        sys.exit(130)
+    return device
+
+
+def _check_step_bytes(
+    count: int,
+    count_name: str,
+    length: int,
+    length_name: str,
+    per_token: int,
+    limit: int,
+) -> None:
+    """Refuse a forward pass over ``count`` sequences of ``length`` tokens, ``per_token`` bytes
+    each, that needs more than ``limit`` bytes; the message names both sizes."""
+    needed = count * length * per_token
+    if needed > limit:
+        raise ValueError(
+            f"{count_name} x {length_name}: {count} sequences x {length} tokens need about "
+            f"{_mib(needed)} MiB in one forward pass, over the limit of "
+            f"{limit // 2**20} MiB; use a smaller {count_name} or {length_name}"
+        )

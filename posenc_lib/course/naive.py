@@ -24,12 +24,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import (
+from .._validation import (
     DEFAULT_MAX_BYTES,
+    _message,
     check_count,
     check_matrix,
+    check_positions,
     check_table_size,
-    check_token_positions,
 )
 
 __all__ = [
@@ -67,14 +68,14 @@ def integer_positions(
 
     Examples
     --------
-    >>> from posenc_lib.naive import integer_positions
+    >>> from posenc_lib.course.naive import integer_positions
     >>> integer_positions(3, 2)
     array([[0., 0.],
            [1., 1.],
            [2., 2.]])
     """
     dim = check_count(dim, "dim", 1)
-    pos = check_token_positions(positions)
+    pos = _check_token_positions(positions)
     check_table_size(pos.size, dim, 8, max_bytes)
     return np.repeat(pos.astype(np.float64)[:, None], dim, axis=1)
 
@@ -106,7 +107,7 @@ def scaled_positions(
 
     Examples
     --------
-    >>> from posenc_lib.naive import scaled_positions
+    >>> from posenc_lib.course.naive import scaled_positions
     >>> scaled_positions(5)[:, 0]
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
@@ -145,12 +146,12 @@ def binary_code(
 
     Examples
     --------
-    >>> from posenc_lib.naive import binary_code
+    >>> from posenc_lib.course.naive import binary_code
     >>> binary_code([5], 4)  # 5 = 0b101
     array([[1., 0., 1., 0.]])
     """
     n_bits = check_count(n_bits, "n_bits", 1)
-    pos = check_token_positions(positions)
+    pos = _check_token_positions(positions)
     check_table_size(pos.size, n_bits, 8, max_bytes)
     if n_bits < 63 and pos.size and pos.max() >= (1 << n_bits):
         raise ValueError(
@@ -196,7 +197,7 @@ def affine_shift_residual(table: ArrayLike, *, delta: int = 1) -> float:
     Examples
     --------
     >>> import posenc_lib as pe
-    >>> from posenc_lib.naive import affine_shift_residual, binary_code
+    >>> from posenc_lib.course.naive import affine_shift_residual, binary_code
     >>> affine_shift_residual(pe.sinusoidal(64, 8)) < 1e-12
     True
     >>> print(f"{affine_shift_residual(binary_code(64, 6)):.2f}")
@@ -212,3 +213,31 @@ def affine_shift_residual(table: ArrayLike, *, delta: int = 1) -> float:
     design = np.hstack([array[:-delta], np.ones((len(array) - delta, 1))])
     coef, *_ = np.linalg.lstsq(design, array[delta:], rcond=None)
     return float(np.sqrt(np.mean(np.square(design @ coef - array[delta:]))))
+
+
+def _check_token_positions(positions: object) -> np.ndarray:
+    """Token positions: whole numbers ``m >= 0`` as an int64 array (an int ``L``: ``0 … L-1``).
+
+    Integer arrays are kept exact beyond :math:`2^{53}`; float input must stay below it.
+    """
+    accepted = "an int length L >= 0 or a 1-D array of whole numbers >= 0"
+    as_float = check_positions(positions, exact=False)
+    if np.any(as_float < 0):
+        raise ValueError(
+            _message("positions", accepted, f"the position {as_float.min():g}")
+        )
+    if np.any(as_float != np.floor(as_float)):
+        fractional = as_float[as_float != np.floor(as_float)][0]
+        raise ValueError(
+            _message("positions", accepted, f"the position {fractional:g}")
+        )
+    raw = np.asarray(positions)
+    if raw.ndim == 1 and np.issubdtype(raw.dtype, np.integer):
+        return raw.astype(np.int64)
+    if np.any(as_float >= 2.0**53):
+        raise ValueError(
+            _message(
+                "positions", "an integer array when positions reach 2**53", "floats"
+            )
+        )
+    return as_float.astype(np.int64)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_matrix
+from .._validation import check_matrix
 
 __all__ = ["position_power_spectrum"]
 
@@ -40,7 +40,7 @@ def position_power_spectrum(table: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     Examples
     --------
     >>> import posenc_lib as pe
-    >>> from posenc_lib.spectrum import position_power_spectrum
+    >>> from posenc_lib.course.spectrum import position_power_spectrum
     >>> f, power = position_power_spectrum(pe.sinusoidal(64, 2, base=8.0))  # theta = 1
     >>> print(f"{f[power.argmax()]:.4f} cycles/token; 1/(2 pi) = 0.1592")
     0.1562 cycles/token; 1/(2 pi) = 0.1592

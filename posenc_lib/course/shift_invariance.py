@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import (
+from .._validation import (
     DEFAULT_MAX_BYTES,
     as_array,
     check_bool,
@@ -38,13 +38,13 @@ from ._validation import (
     check_dim,
     check_matrix,
     check_real_array,
-    check_rng,
     check_table_size,
     check_vector,
     describe,
 )
-from .encoding import frequencies, sinusoidal
-from .layouts import pair_columns
+from ..encoding import frequencies, sinusoidal
+from ..layouts import pair_columns
+from ._checks import check_rng
 
 __all__ = [
     "ToeplitzHankel",
@@ -85,7 +85,7 @@ def toeplitz_defect(g: ArrayLike) -> float:
     --------
     >>> import numpy as np
     >>> import posenc_lib as pe
-    >>> from posenc_lib.shift_invariance import toeplitz_defect
+    >>> from posenc_lib.course.shift_invariance import toeplitz_defect
     >>> p = pe.sinusoidal(16, 8)
     >>> bool(toeplitz_defect(p @ p.T) < 1e-12)
     True
@@ -138,7 +138,7 @@ def position_bilinear(
     --------
     >>> import numpy as np
     >>> import posenc_lib as pe
-    >>> from posenc_lib.shift_invariance import position_bilinear
+    >>> from posenc_lib.course.shift_invariance import position_bilinear
     >>> g = position_bilinear(np.eye(8), 5)
     >>> bool(np.allclose(g[3, 1], 4 * pe.kernel(2.0, 8)))
     True
@@ -191,7 +191,7 @@ def shift_defect(
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.shift_invariance import shift_defect
+    >>> from posenc_lib.course.shift_invariance import shift_defect
     >>> bool(shift_defect(np.eye(8), 32) < 1e-12)
     True
     >>> bool(shift_defect(np.diag([1.0, 2.0] * 4), 32) > 0.1)  # h_sin != h_cos
@@ -229,7 +229,7 @@ def relative_projection(h: ArrayLike, *, layout: str = "interleaved") -> np.ndar
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.shift_invariance import relative_projection
+    >>> from posenc_lib.course.shift_invariance import relative_projection
     >>> relative_projection(np.array([[1.0, 2.0], [4.0, 3.0]]))
     array([[ 2., -1.],
            [ 1.,  2.]])
@@ -270,7 +270,7 @@ def random_relative_matrix(
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.shift_invariance import random_relative_matrix, shift_defect
+    >>> from posenc_lib.course.shift_invariance import random_relative_matrix, shift_defect
     >>> h = random_relative_matrix(8, np.random.default_rng(0))
     >>> bool(shift_defect(h, 32) < 1e-12)
     True
@@ -311,7 +311,7 @@ def rotary_scores(
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.shift_invariance import rotary_scores
+    >>> from posenc_lib.course.shift_invariance import rotary_scores
     >>> q, k = np.array([1.0, 0.0, 0.5, 0.5]), np.array([0.0, 1.0, 1.0, 0.0])
     >>> s = rotary_scores(q, k, [3.0, 10.0], [1.0, 8.0])
     >>> bool(np.isclose(s[0], s[1]))
@@ -372,7 +372,7 @@ def toeplitz_projection(g: ArrayLike) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.shift_invariance import toeplitz_projection
+    >>> from posenc_lib.course.shift_invariance import toeplitz_projection
     >>> toeplitz_projection(np.array([[1.0, 2.0], [3.0, 5.0]]))
     array([[3., 2.],
            [3., 3.]])
@@ -398,7 +398,7 @@ def hankel_projection(g: ArrayLike) -> np.ndarray:
 
     Examples
     --------
-    >>> from posenc_lib.shift_invariance import hankel_projection
+    >>> from posenc_lib.course.shift_invariance import hankel_projection
     >>> hankel_projection([[1.0, 2.0], [4.0, 5.0], [7.0, 8.0]])
     array([[1., 3.],
            [3., 6.],
@@ -519,7 +519,7 @@ def toeplitz_hankel(g: ArrayLike, *, centered: bool = False) -> ToeplitzHankel:
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.shift_invariance import position_bilinear, toeplitz_hankel
+    >>> from posenc_lib.course.shift_invariance import position_bilinear, toeplitz_hankel
     >>> split = toeplitz_hankel(position_bilinear(np.diag([1.0, 3.0, 2.0, 2.0]), 12))
     >>> bool(split.residual_share < 1e-20)  # a diagonal H: difference and sum parts only
     True

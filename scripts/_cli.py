@@ -1,4 +1,4 @@
-"""Shared by the command lines (``python -m posenc_lib.experiments``, ``python -m benchmarks``,
+"""Shared by the command lines (``scripts/experiments.py``, ``python -m benchmarks``,
 ``scripts/execute_notebooks.py``, ``scripts/make_colab.py``): output paths checked before any
 work, files written atomically under a unique temporary name, Ctrl-C as one line.
 

@@ -11,7 +11,7 @@ with :math:`g_m = \partial f/\partial x_m` and the cross-Hessian
 :math:`H = H_{mn} = \partial^2 f/\partial x_m\,\partial x_n` (all at :math:`(x_m, x_n)`).
 This module computes those pieces (:func:`cross_hessian`, :func:`hessian_blocks`,
 :func:`taylor_terms`) and measures how good the expansion is (:func:`taylor_remainder`,
-:func:`mixed_difference`). Functions to apply them to are in :mod:`posenc_lib.attention`.
+:func:`mixed_difference`). Functions to apply them to are in :mod:`posenc_lib.course.attention`.
 
 Use float64 for derivative checks: float32 round-off (about :math:`10^{-7}`) hides a third-order
 remainder below :math:`\varepsilon \approx 10^{-2}`.
@@ -32,14 +32,8 @@ import torch
 from numpy.typing import ArrayLike
 from torch import Tensor
 
-from ._validation import (
-    check_callable,
-    check_finite_result,
-    check_real_array,
-    check_tensor,
-    check_vector,
-    describe,
-)
+from .._validation import check_finite_result, check_real_array, check_vector, describe
+from ._checks import check_callable, check_tensor
 
 __all__ = [
     "HessianBlocks",
@@ -113,7 +107,7 @@ def math_attention_backend() -> Iterator[None]:
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.hessian import math_attention_backend
+    >>> from posenc_lib.course.hessian import math_attention_backend
     >>> q = torch.ones(1, 2, 4, dtype=torch.float64)
     >>> with math_attention_backend():
     ...     out = torch.nn.functional.scaled_dot_product_attention(q, q, q)
@@ -171,7 +165,7 @@ def cross_hessian(f: PairFunction, x_m: Tensor, x_n: Tensor) -> Tensor:
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.hessian import cross_hessian
+    >>> from posenc_lib.course.hessian import cross_hessian
     >>> A = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
     >>> x = torch.zeros(2, dtype=torch.float64)
     >>> cross_hessian(lambda a, b: a @ A @ b + (a * a).sum(), x, x)
@@ -233,7 +227,7 @@ def hessian_blocks(f: PairFunction, x_m: Tensor, x_n: Tensor) -> HessianBlocks:
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.hessian import hessian_blocks
+    >>> from posenc_lib.course.hessian import hessian_blocks
     >>> x = torch.tensor([1.0, 2.0], dtype=torch.float64)
     >>> blocks = hessian_blocks(lambda a, b: (a * b).sum() + (a**2).sum(), x, x)
     >>> blocks.hessian_mm
@@ -329,7 +323,7 @@ def taylor_terms(
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.hessian import taylor_terms
+    >>> from posenc_lib.course.hessian import taylor_terms
     >>> x, p = torch.zeros(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64)
     >>> terms = taylor_terms(lambda a, b: (a * b).sum(), x, x, p, 2 * p)
     >>> terms.cross, terms.approximation
@@ -385,7 +379,7 @@ def taylor_remainder(
     --------
     >>> import numpy as np
     >>> import torch
-    >>> from posenc_lib.hessian import taylor_remainder
+    >>> from posenc_lib.course.hessian import taylor_remainder
     >>> x, p = torch.zeros(1, dtype=torch.float64), torch.ones(1, dtype=torch.float64)
     >>> errors = taylor_remainder(lambda a, b: (a * b.exp()).sum(), x, x, p, p, [0.1, 0.01])
     >>> print(np.round(errors / np.array([0.1, 0.01]) ** 3, 2))
@@ -425,7 +419,7 @@ def mixed_difference(
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.hessian import mixed_difference
+    >>> from posenc_lib.course.hessian import mixed_difference
     >>> x, p = torch.zeros(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64)
     >>> mixed_difference(lambda a, b: (a**2).sum() + (b**3).sum() + 3 * (a @ b), x, x, p, p)
     6.0

@@ -1,11 +1,11 @@
-r"""Small attention functions of two token vectors, to differentiate with :mod:`posenc_lib.hessian`.
+r"""Small attention functions of two token vectors, to differentiate with :mod:`.hessian`.
 
 Each builds a scalar function :math:`f(x_m, x_n)` (or a scalar model of a sequence) from real
 attention weights:
 
 * :func:`attention_logit`: the bilinear logit :math:`x_m^\top W_q W_k^\top x_n/\sqrt{d_k}`;
 * :func:`layer_norm_head_logit`: one head's logit behind a LayerNorm, the form shared by
-  :func:`block_logit` (a pre-norm block of :class:`posenc_lib.nn.TinyTransformer`) and
+  :func:`block_logit` (a pre-norm block of :class:`.transformer.TinyTransformer`) and
   :func:`first_layer_logit` (the first layer of the shipped pretrained model);
 * :class:`PooledScalarModel` and :func:`two_token_function`: any sequence layer made scalar, as a
   function of two of its tokens.
@@ -22,14 +22,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from ._validation import (
-    check_bool,
-    check_callable,
-    check_index,
-    check_instance,
-    check_real,
-    check_tensor,
-)
+from .._validation import check_bool, check_index, check_instance, check_real
+from ._checks import check_callable, check_tensor
 from .hessian import PairFunction
 from .pretrained import BertEmbeddings
 
@@ -67,7 +61,7 @@ def attention_logit(x_m: Tensor, x_n: Tensor, w_q: Tensor, w_k: Tensor) -> Tenso
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.attention import attention_logit
+    >>> from posenc_lib.course.attention import attention_logit
     >>> w = torch.eye(4, dtype=torch.float64)
     >>> x = torch.ones(4, dtype=torch.float64)
     >>> attention_logit(x, 2 * x, w, w)
@@ -107,7 +101,7 @@ class PooledScalarModel(nn.Module):
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.attention import PooledScalarModel
+    >>> from posenc_lib.course.attention import PooledScalarModel
     >>> model = PooledScalarModel(torch.nn.Identity(), torch.ones(3, dtype=torch.float64))
     >>> model(torch.arange(6, dtype=torch.float64).reshape(2, 3))
     tensor(7.5000, dtype=torch.float64)
@@ -180,7 +174,7 @@ def two_token_function(
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.attention import two_token_function
+    >>> from posenc_lib.course.attention import two_token_function
     >>> tokens = torch.zeros(3, 2, dtype=torch.float64)
     >>> f = two_token_function(lambda x: x[0] @ x[2], tokens, 0, 2)
     >>> f(torch.ones(2, dtype=torch.float64), torch.full((2,), 3.0, dtype=torch.float64))
@@ -242,7 +236,7 @@ def layer_norm_head_logit(
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.attention import layer_norm_head_logit
+    >>> from posenc_lib.course.attention import layer_norm_head_logit
     >>> eye, zero, one = (torch.eye(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64),
     ...                   torch.ones(2, dtype=torch.float64))
     >>> f = layer_norm_head_logit(eye, zero, eye, zero, one, zero, 1e-12)
@@ -274,7 +268,7 @@ def layer_norm_head_logit(
 
 
 def block_logit(model: nn.Module, head: int, *, layer: int = 0) -> PairFunction:
-    r"""The pre-softmax attention logit of one head of a :class:`posenc_lib.nn.TinyTransformer`.
+    r"""The pre-softmax attention logit of one head of a :class:`.transformer.TinyTransformer`.
 
     As a function of the block's inputs at the query and key positions (the residual stream
     before the block's first LayerNorm) it is :func:`layer_norm_head_logit` with the block's
@@ -290,7 +284,7 @@ def block_logit(model: nn.Module, head: int, *, layer: int = 0) -> PairFunction:
 
     Parameters
     ----------
-    model : posenc_lib.nn.TinyTransformer
+    model : posenc_lib.course.transformer.TinyTransformer
         The model; its weights are copied (later training does not change the result).
     head : int
         The head, in ``0 … n_heads - 1``.
@@ -305,18 +299,18 @@ def block_logit(model: nn.Module, head: int, *, layer: int = 0) -> PairFunction:
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.attention import block_logit
-    >>> from posenc_lib.hessian import cross_hessian
-    >>> from posenc_lib.nn import TinyTransformer
+    >>> from posenc_lib.course.attention import block_logit
+    >>> from posenc_lib.course.hessian import cross_hessian
+    >>> from posenc_lib.course.transformer import TinyTransformer
     >>> _ = torch.manual_seed(0)
     >>> model = TinyTransformer(8, 4, 2, 1, "sinusoidal")
     >>> x = torch.randn(4, dtype=torch.float64)
     >>> tuple(cross_hessian(block_logit(model, head=1), x, x).shape)
     (4, 4)
     """
-    from .nn import TinyTransformer
+    from .transformer import TinyTransformer
 
-    check_instance(model, "model", TinyTransformer, "a posenc_lib.nn.TinyTransformer")
+    check_instance(model, "model", TinyTransformer, "a TinyTransformer")
     if model.scheme.name == "rotary":
         raise ValueError(
             "model must have a position scheme that does not rotate q and k (none, learned, "
@@ -358,8 +352,8 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> PairFunction:
 
     Parameters
     ----------
-    data : posenc_lib.pretrained.BertEmbeddings
-        From :func:`posenc_lib.pretrained.load_minilm`.
+    data : posenc_lib.course.pretrained.BertEmbeddings
+        From :func:`posenc_lib.course.pretrained.load_minilm`.
     head : int
         The head, in ``0 … heads - 1``.
 
@@ -371,8 +365,8 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> PairFunction:
     Examples
     --------
     >>> import torch
-    >>> from posenc_lib.attention import first_layer_logit
-    >>> from posenc_lib.pretrained import load_minilm
+    >>> from posenc_lib.course.attention import first_layer_logit
+    >>> from posenc_lib.course.pretrained import load_minilm
     >>> data = load_minilm()
     >>> f = first_layer_logit(data, head=0)
     >>> x = torch.from_numpy(data.position_embeddings[:2])

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_count, check_matrix, check_rng
-from .layouts import pair_columns
+from .._validation import check_count, check_matrix
+from ..layouts import pair_columns
+from ._checks import check_rng
 from .shift_invariance import relative_projection
 
 __all__ = [
@@ -36,7 +37,7 @@ class DiagonalDominance:
         The same for the 2×2 blocks of the encoding's pairs; :math:`2/d` for i.i.d. entries.
     ``relative_share``
         :math:`\|\bar H\|_F^2/\|H\|_F^2` with :math:`\bar H` =
-        :func:`posenc_lib.shift_invariance.relative_projection`: the part of :math:`H` that
+        :func:`posenc_lib.course.shift_invariance.relative_projection`: the part of :math:`H` that
         :math:`p_m^\top H p_n` sees as a function of :math:`m - n`; :math:`1/d` for i.i.d.
         entries.
     ``dominant_rows``
@@ -106,7 +107,7 @@ def diagonal_dominance(
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.dominance import diagonal_dominance
+    >>> from posenc_lib.course.dominance import diagonal_dominance
     >>> m = diagonal_dominance(np.diag([3.0, 1.0, 1.0, 1.0]))
     >>> print(f"{m.diagonal_share:.3f} {m.relative_share:.3f} {m.dominant_rows:.3f}")
     1.000 0.833 1.000
@@ -160,7 +161,7 @@ def expected_rotated_diagonal_share(c: ArrayLike) -> float:
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.dominance import expected_rotated_diagonal_share
+    >>> from posenc_lib.course.dominance import expected_rotated_diagonal_share
     >>> expected_rotated_diagonal_share(np.eye(6))  # (36/6 + 2)/8: the identity stays diagonal
     1.0
     """
@@ -196,7 +197,7 @@ def rotated_diagonal_shares(
     Examples
     --------
     >>> import numpy as np
-    >>> from posenc_lib.dominance import rotated_diagonal_shares
+    >>> from posenc_lib.course.dominance import rotated_diagonal_shares
     >>> c = np.diag([1.0, 0.0, 0.0, 0.0])
     >>> shares = rotated_diagonal_shares(c, 2000, np.random.default_rng(0))
     >>> print(f"{shares.mean():.2f} (expected (1 + 2)/6 = 0.50)")
