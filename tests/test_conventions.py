@@ -148,9 +148,9 @@ def test_framework_table_rejects_bad_arguments(args, kwargs, error, match):
 
 
 def test_framework_rows_rejects_bad_arguments():
-    with pytest.raises(ValueError, match="length must be an integer >= 0, got -2"):
+    with pytest.raises(ValueError, match=r"^length\b"):
         C.framework_rows("fairseq", -2)
-    with pytest.raises(TypeError, match="length must be an integer"):
+    with pytest.raises(TypeError, match=r"^length\b"):
         C.framework_rows("fairseq", 2.0)
     with pytest.raises(ValueError, match="padding_idx"):
         C.framework_rows("fairseq", 2, padding_idx=-3)

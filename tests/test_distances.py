@@ -223,7 +223,7 @@ def test_separation_bound_holds(dim, base, spacing):
 
 @pytest.mark.parametrize("length", [2.0, "10", None, True, np.float64(3.0)])
 def test_min_separation_rejects_non_integer_length(length):
-    with pytest.raises(TypeError, match="length must be an integer >= 2, got"):
+    with pytest.raises(TypeError, match=r"^length\b"):
         min_separation(length, 8)
     with pytest.raises(TypeError, match="length"):
         separation_bound(length, 8)

@@ -302,11 +302,11 @@ def test_toeplitz_hankel_property(rows, cols, seed):
 
 
 def test_toeplitz_hankel_errors():
-    with pytest.raises(ValueError, match="g must be a 2-D array"):
+    with pytest.raises(ValueError, match=r"^g\b"):
         S.toeplitz_hankel(np.ones(4))
     with pytest.raises(TypeError, match="centered"):
         S.toeplitz_hankel(np.ones((2, 2)), centered=1)
-    with pytest.raises(ValueError, match="g must be a non-constant matrix"):
+    with pytest.raises(ValueError, match=r"^g\b"):
         S.toeplitz_hankel(np.ones((3, 3)), centered=True)
-    with pytest.raises(ValueError, match="g must be a nonzero matrix"):
+    with pytest.raises(ValueError, match=r"^g\b"):
         S.toeplitz_hankel(np.zeros((3, 3)))
