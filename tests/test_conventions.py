@@ -152,7 +152,7 @@ def test_framework_rows_rejects_bad_arguments():
         C.framework_rows("fairseq", -2)
     with pytest.raises(TypeError, match=r"^length\b"):
         C.framework_rows("fairseq", 2.0)
-    with pytest.raises(ValueError, match="padding_idx"):
+    with pytest.raises(ValueError, match=r"^padding_idx\b"):
         C.framework_rows("fairseq", 2, padding_idx=-3)
-    with pytest.raises(ValueError, match="convention"):
+    with pytest.raises(ValueError, match=r"^convention\b"):
         C.framework_rows("bert", 2)

@@ -225,25 +225,25 @@ def test_separation_bound_holds(dim, base, spacing):
 def test_min_separation_rejects_non_integer_length(length):
     with pytest.raises(TypeError, match=r"^length\b"):
         min_separation(length, 8)
-    with pytest.raises(TypeError, match="length"):
+    with pytest.raises(TypeError, match=r"^length\b"):
         separation_bound(length, 8)
 
 
 @pytest.mark.parametrize("length", [1, 0, -5])
 def test_min_separation_rejects_short_length(length):
-    with pytest.raises(ValueError, match="length"):
+    with pytest.raises(ValueError, match=r"^length\b"):
         min_separation(length, 8)
-    with pytest.raises(ValueError, match="length"):
+    with pytest.raises(ValueError, match=r"^length\b"):
         separation_bound(length, 8)
 
 
 @pytest.mark.parametrize("dim", [3, 0, -2])
 def test_functions_reject_bad_dim(dim):
-    with pytest.raises(ValueError, match="dim"):
+    with pytest.raises(ValueError, match=r"^dim\b"):
         min_separation(10, dim)
-    with pytest.raises(ValueError, match="dim"):
+    with pytest.raises(ValueError, match=r"^dim\b"):
         offset_distance(1.0, dim)
-    with pytest.raises(ValueError, match="dim"):
+    with pytest.raises(ValueError, match=r"^dim\b"):
         separation_bound(10, dim)
 
 
@@ -254,7 +254,7 @@ def test_functions_reject_non_integer_dim(dim):
         lambda: offset_distance(1.0, dim),
         lambda: separation_bound(10, dim),
     ):
-        with pytest.raises(TypeError, match="dim"):
+        with pytest.raises(TypeError, match=r"^dim\b"):
             call()
 
 
@@ -279,12 +279,12 @@ def test_functions_reject_bad_base_and_spacing(kwargs, error, match):
 
 @pytest.mark.parametrize("delta", [np.nan, np.inf, [1.0, -np.inf]])
 def test_offset_distance_rejects_non_finite(delta):
-    with pytest.raises(ValueError, match="delta"):
+    with pytest.raises(ValueError, match=r"^delta\b"):
         offset_distance(delta, 8)
 
 
 def test_offset_distance_rejects_non_numeric():
-    with pytest.raises(TypeError, match="delta"):
+    with pytest.raises(TypeError, match=r"^delta\b"):
         offset_distance(np.array(["a"]), 8)
 
 
