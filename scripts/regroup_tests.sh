@@ -66,7 +66,7 @@ rules = [(re.escape(a) + (r"(?![\w.])" if a.endswith(".py") else r"(?![\w])"), b
 rules.append((r"tests/test_conventions_\*", "tests/lib/test_conventions_*"))
 rules.append((r"\btests\.chapters\.", "tests.book.chapters."))
 rules = [(re.compile(r"(?<![\w/])" + pattern), new) for pattern, new in rules]
-skip = ("tests/book/browser/fixtures/", "colab/", "_build/")
+skip = ("tests/book/browser/fixtures/", "colab/", "_build/", "scripts/regroup_tests.sh")
 if os.environ["REGROUP_ALL"] != "1":
     skip += ("notebooks/", "posenc_lib/")
 tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, check=True)
