@@ -88,7 +88,9 @@ for name in tracked.stdout.split("\n"):
 # 3. The root conftest names a helper by its folder and file (collection_path.parent.name).
 conftest = Path("conftest.py")
 conftest.write_text(
-    conftest.read_text().replace('"tests/lib/helpers_torch.py"', '"lib/helpers_torch.py"')
+    conftest.read_text()
+    .replace('"tests/lib/helpers_torch.py"', '"lib/helpers_torch.py"')
+    .replace("checks that); with the\npackage installed,", "checks\nthat); with the package installed,")
 )
 
 # 4. Where the docs describe the layout.
