@@ -110,21 +110,9 @@ def test_error_bound_values():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (
-            lambda: error_bound(1, dtype=np.int8),
-            TypeError,
-            "dtype must be a numpy floating",
-        ),
-        (
-            lambda: float64_bound(float("inf")),
-            ValueError,
-            "max_position must be a finite real",
-        ),
-        (
-            lambda: float64_bound([1.0, 2.0]),
-            TypeError,
-            "max_position must be a finite real",
-        ),
+        (lambda: error_bound(1, dtype=np.int8), TypeError, r"^dtype\b"),
+        (lambda: float64_bound(float("inf")), ValueError, r"^max_position\b"),
+        (lambda: float64_bound([1.0, 2.0]), TypeError, r"^max_position\b"),
         (lambda: error_bound("10"), TypeError, "max_position must be a finite real"),
         (lambda: error_bound(10, np.float32), TypeError, "positional"),
     ],

@@ -138,47 +138,31 @@ def test_rotary_scores_match_the_closed_form_and_the_torch_module(rng):
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (
-            lambda: S.relative_projection(np.ones((4, 6))),
-            ValueError,
-            "h must be a d x d array",
-        ),
+        (lambda: S.relative_projection(np.ones((4, 6))), ValueError, r"^h\b"),
         (lambda: S.relative_projection(np.ones((3, 3))), ValueError, "with d even"),
         (
             lambda: S.relative_projection(np.eye(4), "concatenated"),
             TypeError,
             "positional",
         ),
-        (
-            lambda: S.random_relative_matrix(4, 0),
-            TypeError,
-            "rng must be a numpy.random.Generator",
-        ),
+        (lambda: S.random_relative_matrix(4, 0), TypeError, r"^rng\b"),
         (
             lambda: S.random_relative_matrix(5, np.random.default_rng(0)),
             ValueError,
-            "dim must be",
+            r"^dim\b",
         ),
-        (
-            lambda: S.shift_defect(np.eye(4), 1),
-            ValueError,
-            "length must be an integer >= 2, got 1",
-        ),
+        (lambda: S.shift_defect(np.eye(4), 1), ValueError, r"^length\b"),
         (lambda: S.position_bilinear(np.eye(4), 3, 100.0), TypeError, "positional"),
         (
             lambda: S.rotary_scores(np.ones(3), np.ones(3), 0, 0),
             ValueError,
             "of even length",
         ),
-        (
-            lambda: S.rotary_scores(np.ones(4), np.ones(6), 0, 0),
-            ValueError,
-            "k must have the length",
-        ),
+        (lambda: S.rotary_scores(np.ones(4), np.ones(6), 0, 0), ValueError, r"^k\b"),
         (
             lambda: S.rotary_scores(np.ones(4), np.ones(4), np.nan, 0),
             ValueError,
-            "m must be finite",
+            r"^m\b",
         ),
     ],
 )
