@@ -1,13 +1,18 @@
-"""Helpers shared by check_colab.py and check_oldest.py: fresh virtual environments, pip, a copy
-of the repository's sources, pins from the lock file."""
+"""Helpers shared by check_colab.py and check_oldest.py: a scratch folder removed on the way
+out, fresh virtual environments, pip, a copy of the repository's sources, pins from the lock
+file."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,6 +33,26 @@ _NOT_SOURCE = {
 
 def say(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def add_keep_option(parser: argparse.ArgumentParser) -> None:
+    """``--keep``: keep the scratch folder of :func:`scratch_folder`."""
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str, *, keep: bool) -> Iterator[Path]:
+    """A new temporary folder, removed on the way out, also on Ctrl-C or an error, unless
+    ``keep`` (then said in the log). The caller says ``working in`` it inside its own handler
+    of Ctrl-C, so that a Ctrl-C right after that line is handled by the caller."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield work
+    finally:
+        if keep:
+            say(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def run(

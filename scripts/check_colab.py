@@ -42,7 +42,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -318,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--jobs", type=_jobs, default=1, help="notebooks run at once (default 1)"
     )
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    fe.add_keep_option(parser)
     args = parser.parse_args(argv)
     missing = [str(p) for p in args.notebooks if not p.is_file()]
     if missing:
@@ -334,9 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     if not notebooks:
         raise SystemExit("no Colab editions to run: run `make colab`")
 
-    work = Path(tempfile.mkdtemp(prefix="colab-check-"))
     started = time.perf_counter()
-    try:
+    with fe.scratch_folder("colab-check-", keep=args.keep) as work:
         fe.say(f"working in {work}")
         python = fe.make_venv(work / "venv")
         fe.pip_install(python, PIP)
@@ -436,11 +434,6 @@ def main(argv: list[str] | None = None) -> int:
             f"stand-in; {'OK' if ok else 'FAILED'} in {time.perf_counter() - started:.0f} s"
         )
         return 0 if ok else 1
-    finally:
-        if args.keep:
-            fe.say(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

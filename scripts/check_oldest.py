@@ -31,10 +31,8 @@ environment's pytest (same version and plugins as the lock file's): a bad one is
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -119,15 +117,20 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n\n")[0],
         epilog="Other arguments are passed to pytest.",
     )
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    fe.add_keep_option(parser)
     args, pytest_args = parser.parse_known_args(argv)
     problem = pytest_usage_error(pytest_args)
     if problem:
         parser.error(f"pytest arguments {pytest_args}: {problem}")
 
-    work = Path(tempfile.mkdtemp(prefix="oldest-check-"))
     started = time.perf_counter()
-    results = {}
+    with fe.scratch_folder("oldest-check-", keep=args.keep) as work:
+        return _check(work, started, pytest_args, keep=args.keep)
+
+
+def _check(work: Path, started: float, pytest_args: list[str], *, keep: bool) -> int:
+    """Build the environment in ``work`` and run the suites; 0 if all pass, 130 on Ctrl-C."""
+    results: dict[str, int] = {}
     try:
         fe.say(f"working in {work}")
         source = fe.copy_sources(work / "source")
@@ -191,15 +194,10 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"check_oldest.py: interrupted after {time.perf_counter() - started:.0f} s"
             f" ({'finished: ' + finished if finished else 'no run finished'};"
-            f" {'kept' if args.keep else 'removed'} {work})",
+            f" {'kept' if keep else 'removed'} {work})",
             file=sys.stderr,
         )
         return 130
-    finally:
-        if args.keep:
-            fe.say(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -26,9 +26,9 @@ def test_attention_logit():
     )
     expected = float((x_m @ w_q) @ (x_n @ w_k)) / 3.0
     assert float(at.attention_logit(x_m, x_n, w_q, w_k)) == pytest.approx(expected)
-    with pytest.raises(ValueError, match=r"w_q must be .* of shape \(6, \*\)"):
+    with pytest.raises(ValueError, match=r"^w_q\b"):
         at.attention_logit(x_m, x_n, rand(5, 9), w_k)
-    with pytest.raises(ValueError, match=r"w_k must be .* of shape \(6, 9\)"):
+    with pytest.raises(ValueError, match=r"^w_k\b"):
         at.attention_logit(x_m, x_n, w_q, rand(6, 8))
 
 
@@ -78,26 +78,20 @@ def test_pooled_scalar_model_matches_a_manual_computation():
 
 def test_pooled_scalar_model_rejects_bad_arguments():
     d = 4
-    with pytest.raises(TypeError, match=r"layer must be a torch\.nn\.Module"):
+    with pytest.raises(TypeError, match=r"^layer\b"):
         at.PooledScalarModel(lambda x: x, rand(d))
-    with pytest.raises(TypeError, match="readout must be a non-empty floating-point"):
+    with pytest.raises(TypeError, match=r"^readout\b"):
         at.PooledScalarModel(torch.nn.Identity(), [1.0, 2.0])
-    with pytest.raises(
-        TypeError, match=r"layer must be an nn.MultiheadAttention or .* causal=True"
-    ):
+    with pytest.raises(TypeError, match=r"^layer\b"):
         at.PooledScalarModel(torch.nn.Identity(), rand(d), causal=True)
-    with pytest.raises(TypeError, match="causal must be True or False"):
+    with pytest.raises(TypeError, match=r"^causal\b"):
         at.PooledScalarModel(torch.nn.Identity(), rand(d), causal=1)
     model = at.PooledScalarModel(torch.nn.Identity(), rand(d + 1))
-    with pytest.raises(ValueError, match=r"layer must map \(L, d\) to \(L, 5\)"):
+    with pytest.raises(ValueError, match=r"^layer\b"):
         model(rand(3, d))
-    with pytest.raises(
-        ValueError, match=r"tokens must be .* with 2 axes, got a tensor of shape"
-    ):
+    with pytest.raises(ValueError, match=r"^tokens\b"):
         model(rand(d))
-    with pytest.raises(
-        TypeError, match=r"tokens must be .*torch\.Tensor.*, got ndarray"
-    ):
+    with pytest.raises(TypeError, match=r"^tokens\b"):
         model(np.zeros((3, d)))
 
 
@@ -126,19 +120,17 @@ def test_two_token_function_rejects_bad_arguments():
     def model(t):
         return t.sum()
 
-    with pytest.raises(TypeError, match="model must be a callable"):
+    with pytest.raises(TypeError, match=r"^model\b"):
         at.two_token_function(3, X, 0, 1)
-    with pytest.raises(ValueError, match=r"tokens must be .* with 2 axes"):
+    with pytest.raises(ValueError, match=r"^tokens\b"):
         at.two_token_function(model, X[0], 0, 1)
-    with pytest.raises(
-        ValueError, match="n must be a position other than m = 2, got n = 2"
-    ):
+    with pytest.raises(ValueError, match=r"^n\b"):
         at.two_token_function(model, X, 2, 2)
-    with pytest.raises(ValueError, match=r"n must be an integer in 0 \.\. 3, got 4"):
+    with pytest.raises(ValueError, match=r"^n\b"):
         at.two_token_function(model, X, 0, 4)
-    with pytest.raises(TypeError, match=r"m must be an integer in 0 \.\. 3, got 0.0"):
+    with pytest.raises(TypeError, match=r"^m\b"):
         at.two_token_function(model, X, 0.0, 1)
-    with pytest.raises(TypeError, match=r"m must be an integer in 0 .. 3, got True"):
+    with pytest.raises(TypeError, match=r"^m\b"):
         at.two_token_function(model, X, True, 1)
 
 
@@ -185,13 +177,11 @@ def test_cross_hessian_of_first_layer_logit_matches_finite_differences():
 
 def test_first_layer_logit_errors():
     data = load_minilm()
-    with pytest.raises(
-        ValueError, match=r"head must be an integer in 0 \.\. 11, got 12"
-    ):
+    with pytest.raises(ValueError, match=r"^head\b"):
         at.first_layer_logit(data, 12)
-    with pytest.raises(TypeError, match="head must be an integer"):
+    with pytest.raises(TypeError, match=r"^head\b"):
         at.first_layer_logit(data, 1.0)
-    with pytest.raises(TypeError, match="data must be a BertEmbeddings"):
+    with pytest.raises(TypeError, match=r"^data\b"):
         at.first_layer_logit({}, 0)
 
 
@@ -224,20 +214,15 @@ def test_block_logit_reproduces_the_models_attention_weights():
 def test_block_logit_errors():
 
     model = TinyTransformer(5, dim=8, n_heads=2, n_layers=1, scheme="sinusoidal")
-    with pytest.raises(
-        TypeError,
-        match=r"model must be a TinyTransformer",
-    ):
+    with pytest.raises(TypeError, match=r"^model\b"):
         at.block_logit(torch.nn.Linear(2, 2), 0)
-    with pytest.raises(ValueError, match=r"head must be an integer in 0 \.\. 1, got 2"):
+    with pytest.raises(ValueError, match=r"^head\b"):
         at.block_logit(model, 2)
-    with pytest.raises(TypeError, match="head must be an integer"):
+    with pytest.raises(TypeError, match=r"^head\b"):
         at.block_logit(model, 1.0)
-    with pytest.raises(
-        ValueError, match=r"layer must be an integer in 0 \.\. 0, got 1"
-    ):
+    with pytest.raises(ValueError, match=r"^layer\b"):
         at.block_logit(model, 0, layer=1)
-    with pytest.raises(ValueError, match="layer must be an integer"):
+    with pytest.raises(ValueError, match=r"^layer\b"):
         at.block_logit(model, 0, layer=-1)
     with pytest.raises(ValueError, match="got a rotary model"):
         at.block_logit(TinyTransformer(5, dim=8, n_heads=2, scheme="rotary"), 0)

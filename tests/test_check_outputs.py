@@ -6,7 +6,6 @@ and each form the book is told to print instead (bounds, tolerances, ordinary nu
 
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -150,38 +149,28 @@ def test_check_errors_finds_stored_errors_outside_raises_exception_cells(tmp_pat
     ]
 
 
-def run_script(*args, cwd=ROOT):
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-    )
-
-
-def test_command_line_exit_status_and_report(tmp_path):
+def test_command_line_exit_status_and_report(run_python, tmp_path):
     clean = notebook(
         tmp_path, ([stream("max error < 1e-12\n")], []), name="clean.ipynb"
     )
     faulty = notebook(
         tmp_path, ([error()], []), ([stream("gap 8.9e-16\n")], []), name="faulty.ipynb"
     )
-    done = run_script(clean)
+    done = run_python(SCRIPT, clean)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (
         "no stored errors or unknown kernels or unparsable code or round-off values"
         " in 1 notebooks" in done.stdout
     )
 
-    done = run_script("--errors", faulty)
+    done = run_python(SCRIPT, "--errors", faulty)
     assert done.returncode == 1
     assert (
         "faulty.ipynb: Cell 0 (cell 1): stored error: 'ValueError: boom'" in done.stdout
     )
     assert "8.9e-16" not in done.stdout  # --errors alone does not look for round-off
 
-    done = run_script("--roundoff", faulty)
+    done = run_python(SCRIPT, "--roundoff", faulty)
     assert done.returncode == 1
     assert "faulty.ipynb: Cell 1 (cell 2): number below 1e-10: '8.9e-16'" in done.stdout
     assert "stored error" not in done.stdout.splitlines()[0]
@@ -195,17 +184,17 @@ def test_command_line_exit_status_and_report(tmp_path):
         (["--bogus"], "unrecognized arguments: --bogus"),
     ],
 )
-def test_command_line_usage_errors(args, message):
-    done = run_script(*args)
+def test_command_line_usage_errors(run_python, args, message):
+    done = run_python(SCRIPT, *args)
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr
 
 
-def test_unreadable_notebook_is_reported_not_a_traceback(tmp_path):
+def test_unreadable_notebook_is_reported_not_a_traceback(run_python, tmp_path):
     broken = tmp_path / "broken.ipynb"
     broken.write_text("{ not json")
-    done = run_script(broken)
+    done = run_python(SCRIPT, broken)
     assert done.returncode == 1
     assert "cannot read" in done.stderr and "Traceback" not in done.stderr
 
@@ -224,7 +213,7 @@ def test_no_notebook_prints_roundoff_digits(path):
     assert [str(f) for f in check_outputs.check_roundoff(path)] == []
 
 
-def test_unknown_kernel_and_unparsable_code_are_found(tmp_path):
+def test_unknown_kernel_and_unparsable_code_are_found(run_python, tmp_path):
     """Issue 27: both passed make book, check-book and nbval (which ignores the kernel name)."""
     cells = [([], []), ([], []), ([], []), ([], ["raises-exception"])]
     sources = ["%timeit 1 + 1\n!ls\nx = 1", "def f(:\n    pass", "print('ok')", "1 +"]
@@ -234,7 +223,7 @@ def test_unknown_kernel_and_unparsable_code_are_found(tmp_path):
         (-1, "unknown kernel name", f"'pyhton3' (installed: {KNOWN})"),
         (1, "code that does not parse", "invalid syntax (line 1)"),
     ]
-    done = run_script("--errors", path)
+    done = run_python(SCRIPT, "--errors", path)
     assert done.returncode == 1
     assert "nb.ipynb: unknown kernel name: \"'pyhton3' (installed:" in done.stdout
     assert "nb.ipynb: Cell 1 (cell 2): code that does not parse:" in done.stdout

@@ -2,8 +2,6 @@
 
 import importlib.util
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,37 +32,29 @@ def env_notebook(path: Path, stored: str) -> Path:
     return path
 
 
-def run(*args):
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-def test_the_notebooks_run_under_the_variant_and_a_difference_fails(tmp_path):
+def test_the_notebooks_run_under_the_variant_and_a_difference_fails(
+    run_python, tmp_path
+):
     under_variant = " ".join(check_portable.VARIANT.values())
     same = env_notebook(tmp_path / "same.ipynb", under_variant)
-    done = run(same)
+    done = run_python(SCRIPT, same, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     for name in check_portable.VARIANT:  # the probe's report, one line per variable
         assert f"  {name}={check_portable.VARIANT[name]}: " in done.stdout
     other = env_notebook(
         tmp_path / "other.ipynb", " ".join("-" for _ in check_portable.VARIANT)
     )
-    done = run("--no-probe", other)
+    done = run_python(SCRIPT, "--no-probe", other, timeout=600)
     assert done.returncode == 1, done.stdout[-3000:]
     assert "check_portable: the variant" not in done.stdout
     assert "other.ipynb::Cell 0" in done.stdout
 
 
-def test_usage_errors(tmp_path):
+def test_usage_errors(run_python, tmp_path):
     for args, message in [
         (["--jobs", "0"], "argument --jobs: must be an integer >= 1, got 0"),
         ([tmp_path / "missing.ipynb"], "not a notebook file"),
     ]:
-        done = run(*args)
+        done = run_python(SCRIPT, *args, timeout=600)
         assert done.returncode == 2 and message in done.stderr, done.stderr
         assert "Traceback" not in done.stderr

@@ -148,11 +148,11 @@ def test_framework_table_rejects_bad_arguments(args, kwargs, error, match):
 
 
 def test_framework_rows_rejects_bad_arguments():
-    with pytest.raises(ValueError, match="length must be an integer >= 0, got -2"):
+    with pytest.raises(ValueError, match=r"^length\b"):
         C.framework_rows("fairseq", -2)
-    with pytest.raises(TypeError, match="length must be an integer"):
+    with pytest.raises(TypeError, match=r"^length\b"):
         C.framework_rows("fairseq", 2.0)
-    with pytest.raises(ValueError, match="padding_idx"):
+    with pytest.raises(ValueError, match=r"^padding_idx\b"):
         C.framework_rows("fairseq", 2, padding_idx=-3)
-    with pytest.raises(ValueError, match="convention"):
+    with pytest.raises(ValueError, match=r"^convention\b"):
         C.framework_rows("bert", 2)

@@ -96,19 +96,17 @@ def test_odd_dim_is_ignored_for_even_dims():
 def test_odd_dim_errors_name_the_argument_and_the_choices():
     with pytest.raises(ValueError, match=r"odd_dim='zero_pad'.*odd_dim='split'"):
         pe.sinusoidal(5, 7)
-    with pytest.raises(ValueError, match="odd_dim must be one of 'zero_pad', 'split'"):
+    with pytest.raises(ValueError, match=r"^odd_dim\b.*'zero_pad'"):
         pe.sinusoidal(5, 7, odd_dim="pad")
-    with pytest.raises(
-        ValueError, match="layout must be 'interleaved' or 'concatenated'"
-    ):
+    with pytest.raises(ValueError, match=r"^layout\b"):
         pe.sinusoidal(5, 7, layout="concatenated_cos_first", odd_dim="split")
-    with pytest.raises(ValueError, match="spacing"):
+    with pytest.raises(ValueError, match=r"^spacing\b"):
         pe.sinusoidal(5, 7, spacing="i/(d/2-1)", odd_dim="split")
-    with pytest.raises(ValueError, match="dim must be >= 3"):
+    with pytest.raises(ValueError, match=r"^dim\b"):
         pe.sinusoidal(5, 1, odd_dim="zero_pad")
-    with pytest.raises(ValueError, match="max_bytes"):
+    with pytest.raises(ValueError, match=r"\bmax_bytes\b"):
         pe.sinusoidal(2**40, 7, odd_dim="split")
-    with pytest.raises(ValueError, match="max_bytes"):
+    with pytest.raises(ValueError, match=r"\bmax_bytes\b"):
         pe.sinusoidal(2**40, 7, odd_dim="zero_pad")
     assert ODD_DIMS == ("zero_pad", "split")
 

@@ -221,71 +221,37 @@ def test_separation_bound_holds(dim, base, spacing):
 # ---- bad input ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("length", [2.0, "10", None, True, np.float64(3.0)])
-def test_min_separation_rejects_non_integer_length(length):
-    with pytest.raises(TypeError, match="length must be an integer >= 2, got"):
-        min_separation(length, 8)
-    with pytest.raises(TypeError, match="length"):
-        separation_bound(length, 8)
-
-
-@pytest.mark.parametrize("length", [1, 0, -5])
-def test_min_separation_rejects_short_length(length):
-    with pytest.raises(ValueError, match="length"):
-        min_separation(length, 8)
-    with pytest.raises(ValueError, match="length"):
-        separation_bound(length, 8)
-
-
-@pytest.mark.parametrize("dim", [3, 0, -2])
-def test_functions_reject_bad_dim(dim):
-    with pytest.raises(ValueError, match="dim"):
-        min_separation(10, dim)
-    with pytest.raises(ValueError, match="dim"):
-        offset_distance(1.0, dim)
-    with pytest.raises(ValueError, match="dim"):
-        separation_bound(10, dim)
-
-
-@pytest.mark.parametrize("dim", [4.0, "8", True, None])
-def test_functions_reject_non_integer_dim(dim):
-    for call in (
-        lambda: min_separation(10, dim),
-        lambda: offset_distance(1.0, dim),
-        lambda: separation_bound(10, dim),
-    ):
-        with pytest.raises(TypeError, match="dim"):
-            call()
+CALLS = {  # each public function, with good values for the arguments not under test
+    "min_separation": lambda length=10, dim=8, **kw: min_separation(length, dim, **kw),
+    "separation_bound": lambda length=10, dim=8, **kw: separation_bound(
+        length, dim, **kw
+    ),
+    "offset_distance": lambda delta=1.0, dim=8, **kw: offset_distance(delta, dim, **kw),
+}
+LENGTH = ["min_separation", "separation_bound"]
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "error", "match"),
+    ("names", "kwargs", "error", "match"),
     [
-        ({"base": 1.0}, ValueError, "base"),
-        ({"base": np.inf}, ValueError, "base"),
-        ({"base": "10000"}, TypeError, "base"),
-        ({"spacing": "linear"}, ValueError, "spacing"),
-        ({"spacing": "i/d"}, ValueError, "spacing"),
+        *[(LENGTH, {"length": v}, TypeError, r"^length\b") for v in
+          [2.0, "10", None, True, np.float64(3.0)]],
+        *[(LENGTH, {"length": v}, ValueError, r"^length\b") for v in [1, 0, -5]],
+        *[(list(CALLS), {"dim": v}, ValueError, r"^dim\b") for v in [3, 0, -2]],
+        *[(list(CALLS), {"dim": v}, TypeError, r"^dim\b") for v in [4.0, "8", True, None]],
+        *[(["offset_distance", "min_separation"], kw, err, rf"^{next(iter(kw))}\b")
+          for kw, err in [({"base": 1.0}, ValueError), ({"base": np.inf}, ValueError),
+                          ({"base": "10000"}, TypeError), ({"spacing": "linear"}, ValueError),
+                          ({"spacing": "i/d"}, ValueError)]],
+        *[(["offset_distance"], {"delta": v}, ValueError, r"^delta\b")
+          for v in [np.nan, np.inf, [1.0, -np.inf]]],
+        (["offset_distance"], {"delta": np.array(["a"])}, TypeError, r"^delta\b"),
     ],
-)
-def test_functions_reject_bad_base_and_spacing(kwargs, error, match):
-    for call in (
-        lambda: offset_distance(1.0, 8, **kwargs),
-        lambda: min_separation(10, 8, **kwargs),
-    ):
+)  # fmt: skip
+def test_bad_arguments_are_named(names, kwargs, error, match):
+    for name in names:
         with pytest.raises(error, match=match):
-            call()
-
-
-@pytest.mark.parametrize("delta", [np.nan, np.inf, [1.0, -np.inf]])
-def test_offset_distance_rejects_non_finite(delta):
-    with pytest.raises(ValueError, match="delta"):
-        offset_distance(delta, 8)
-
-
-def test_offset_distance_rejects_non_numeric():
-    with pytest.raises(TypeError, match="delta"):
-        offset_distance(np.array(["a"]), 8)
+            CALLS[name](**kwargs)
 
 
 def test_optional_arguments_are_keyword_only():

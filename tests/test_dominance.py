@@ -25,8 +25,7 @@ def test_diagonal_dominance_known_values():
     assert result.dominant_rows == pytest.approx(0.75)
 
 
-def test_diagonal_dominance_iid_baseline():
-    rng = np.random.default_rng(6)
+def test_diagonal_dominance_iid_baseline(rng):
     results = [D.diagonal_dominance(rng.standard_normal((32, 32))) for _ in range(200)]
     base = D.diagonal_dominance(np.eye(32)).iid_baseline()
     for name, expected in base.items():
@@ -34,8 +33,7 @@ def test_diagonal_dominance_iid_baseline():
         assert mean == pytest.approx(expected, rel=0.08), name
 
 
-def test_expected_rotated_share_matches_monte_carlo():
-    rng = np.random.default_rng(7)
+def test_expected_rotated_share_matches_monte_carlo(rng):
     x = rng.standard_normal((200, 10)) * np.linspace(0.2, 3, 10)
     c = np.cov(x, rowvar=False)
     mc = D.rotated_diagonal_shares(c, 3000, rng)

@@ -110,21 +110,9 @@ def test_error_bound_values():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (
-            lambda: error_bound(1, dtype=np.int8),
-            TypeError,
-            "dtype must be a numpy floating",
-        ),
-        (
-            lambda: float64_bound(float("inf")),
-            ValueError,
-            "max_position must be a finite real",
-        ),
-        (
-            lambda: float64_bound([1.0, 2.0]),
-            TypeError,
-            "max_position must be a finite real",
-        ),
+        (lambda: error_bound(1, dtype=np.int8), TypeError, r"^dtype\b"),
+        (lambda: float64_bound(float("inf")), ValueError, r"^max_position\b"),
+        (lambda: float64_bound([1.0, 2.0]), TypeError, r"^max_position\b"),
         (lambda: error_bound("10"), TypeError, "max_position must be a finite real"),
         (lambda: error_bound(10, np.float32), TypeError, "positional"),
     ],
@@ -153,5 +141,5 @@ def test_bounds_refuse_positions_beyond_float64_exactness(dtype) -> None:
     """|M| <= 2**52 is accepted (finite bound); beyond, a ValueError, never inf."""
     assert math.isfinite(error_bound(-(2**52), dtype=dtype))
     for reach in (2**52 + 2, 1e308):
-        with pytest.raises(ValueError, match="max_position"):
+        with pytest.raises(ValueError, match=r"^max_position\b"):
             error_bound(reach, dtype=dtype)

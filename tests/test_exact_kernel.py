@@ -150,7 +150,7 @@ def test_frequency_route_selection(monkeypatch):
     assert K._frequency_route() == "mpmath"
     monkeypatch.setitem(sys.modules, "mpmath", None)  # as if mpmath were not installed
     assert K._frequency_route() == "float64"
-    with pytest.raises(ValueError, match="method must be one of"):
+    with pytest.raises(ValueError, match=r"^method\b"):
         K._extended_cycles(np.array([[0], [1]]), 1e4, "quad")
 
 
@@ -292,72 +292,20 @@ def test_kernel_properties(delta, dim, base, spacing):
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (
-            lambda: pe.kernel(1.0, 7),
-            ValueError,
-            "dim must be a positive even integer, got 7",
-        ),
-        (
-            lambda: pe.kernel(1.0, 0),
-            ValueError,
-            "dim must be a positive even integer, got 0",
-        ),
-        (
-            lambda: pe.kernel(1.0, 8.0),
-            TypeError,
-            "dim must be a positive even integer, got 8.0",
-        ),
-        (
-            lambda: pe.kernel(1.0, True),
-            TypeError,
-            "dim must be a positive even integer, got True",
-        ),
-        (
-            lambda: pe.kernel(1.0, 8, base=1.0),
-            ValueError,
-            "base must be a finite real number > 1",
-        ),
-        (
-            lambda: pe.kernel(1.0, 8, base="1e4"),
-            TypeError,
-            "base must be a finite real number > 1",
-        ),
+        (lambda: pe.kernel(1.0, 7), ValueError, r"^dim\b"),
+        (lambda: pe.kernel(1.0, 0), ValueError, r"^dim\b"),
+        (lambda: pe.kernel(1.0, 8.0), TypeError, r"^dim\b"),
+        (lambda: pe.kernel(1.0, True), TypeError, r"^dim\b"),
+        (lambda: pe.kernel(1.0, 8, base=1.0), ValueError, r"^base\b"),
+        (lambda: pe.kernel(1.0, 8, base="1e4"), TypeError, r"^base\b"),
         (lambda: pe.kernel(1.0, 8, 1e4), TypeError, "positional"),
-        (
-            lambda: pe.kernel(1.0, 8, spacing="i/d"),
-            ValueError,
-            "spacing must be one of",
-        ),
-        (
-            lambda: pe.kernel([1.0, np.inf], 8),
-            ValueError,
-            "delta must be finite real numbers",
-        ),
-        (
-            lambda: pe.kernel([True, False], 8),
-            TypeError,
-            "delta must be finite real numbers",
-        ),
-        (
-            lambda: pe.kernel(None, 8),
-            TypeError,
-            "delta must be finite real numbers .*, got None",
-        ),
-        (
-            lambda: kernel_from_frequencies(1.0, []),
-            ValueError,
-            "theta must be a non-empty 1-D",
-        ),
-        (
-            lambda: kernel_from_frequencies(1.0, [[1.0]]),
-            ValueError,
-            "theta must be a non-empty",
-        ),
-        (
-            lambda: kernel_from_frequencies(1.0, [np.nan]),
-            ValueError,
-            "theta must be a non-empty",
-        ),
+        (lambda: pe.kernel(1.0, 8, spacing="i/d"), ValueError, r"^spacing\b"),
+        (lambda: pe.kernel([1.0, np.inf], 8), ValueError, r"^delta\b"),
+        (lambda: pe.kernel([True, False], 8), TypeError, r"^delta\b"),
+        (lambda: pe.kernel(None, 8), TypeError, r"^delta\b"),
+        (lambda: kernel_from_frequencies(1.0, []), ValueError, r"^theta\b"),
+        (lambda: kernel_from_frequencies(1.0, [[1.0]]), ValueError, r"^theta\b"),
+        (lambda: kernel_from_frequencies(1.0, [np.nan]), ValueError, r"^theta\b"),
     ],
 )
 def test_bad_input(call, error, match):

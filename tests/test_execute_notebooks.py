@@ -111,6 +111,7 @@ def test_executing_an_unchanged_notebook_twice_gives_the_same_bytes(
 # ---------------------------------------------------------------------------------------------
 
 ROOT = SCRIPT.parents[1]
+SCRIPTS = ROOT / "scripts"
 
 
 def one_cell_notebook(path: Path, source: str) -> Path:
@@ -122,22 +123,14 @@ def one_cell_notebook(path: Path, source: str) -> Path:
     return path
 
 
-def run_script(script: str, *args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / script), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def test_bad_paths_are_one_usage_error_before_any_run(tmp_path: Path) -> None:
+def test_bad_paths_are_one_usage_error_before_any_run(
+    run_python, tmp_path: Path
+) -> None:
     good = tmp_path / "good.ipynb"
     nbformat.write(messy_notebook(), good)
     before = good.read_bytes()
     (tmp_path / "notes.ipynb").write_text("not json")
-    done = run_script(
-        "execute_notebooks.py", good, tmp_path / "missing.ipynb", tmp_path,
+    done = run_python(SCRIPTS / "execute_notebooks.py", good, tmp_path / "missing.ipynb", tmp_path,
         tmp_path / "notes.ipynb",
     )  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
@@ -148,13 +141,13 @@ def test_bad_paths_are_one_usage_error_before_any_run(tmp_path: Path) -> None:
     assert good.read_bytes() == before  # nothing ran, the good one included
 
 
-def test_a_full_disk_leaves_the_notebook_whole(tmp_path: Path) -> None:
+def test_a_full_disk_leaves_the_notebook_whole(run_python, tmp_path: Path) -> None:
     with tiny_disk(tmp_path / "disk") as disk:
         path = disk / "messy.ipynb"
         nbformat.write(messy_notebook(), path)
         before = path.read_bytes()
         fill(disk)
-        done = run_script("execute_notebooks.py", "--normalize-only", path)
+        done = run_python(SCRIPTS / "execute_notebooks.py", "--normalize-only", path)
         assert done.returncode == 1, done.stderr
         assert done.stderr.strip() == (
             f"execute_notebooks.py: cannot write {path}: No space left on device;"
@@ -193,21 +186,21 @@ def test_ctrl_c_while_executing_leaves_the_notebook_and_says_one_line(
     assert path.read_bytes() == before
 
 
-def test_make_colab_bad_out_and_full_disk(tmp_path: Path) -> None:
+def test_make_colab_bad_out_and_full_disk(run_python, tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("")
-    done = run_script("make_colab.py", "--out", afile)
+    done = run_python(SCRIPTS / "make_colab.py", "--out", afile)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "argument --out: cannot make the folder" in done.stderr
     with tiny_disk(tmp_path / "disk", size="4m") as disk:
         out = disk / "colab"
-        assert run_script("make_colab.py", "--out", out).returncode == 0
+        assert run_python(SCRIPTS / "make_colab.py", "--out", out).returncode == 0
         editions = sorted(out.glob("*.ipynb"))
         stale = editions[0]
         stale.write_text("{}\n")  # out of date: make colab must rewrite it
         others = {p.name: p.read_bytes() for p in editions[1:]}
         fill(disk)
-        done = run_script("make_colab.py", "--out", out)
+        done = run_python(SCRIPTS / "make_colab.py", "--out", out)
         assert done.returncode == 1, done.stderr
         assert done.stderr.strip() == (
             f"make_colab.py: cannot write {stale}: No space left on device;"

@@ -71,17 +71,17 @@ def test_data_generation_is_the_documented_numpy_draw():
 
 
 def test_make_batch_bad_arguments():
-    with pytest.raises(ValueError, match="task must be one of"):
+    with pytest.raises(ValueError, match=r"^task\b"):
         ex.make_batch("sort", 2, 5, _rng())
-    with pytest.raises(ValueError, match="length must be an integer >= 4, got 3"):
+    with pytest.raises(ValueError, match=r"^length\b"):
         ex.make_batch("offset", 2, 3, _rng(), k=3)
-    with pytest.raises(ValueError, match="k must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"^k\b"):
         ex.make_batch("offset", 2, 5, _rng(), k=0)
-    with pytest.raises(TypeError, match=r"rng must be a numpy.random.Generator"):
+    with pytest.raises(TypeError, match=r"^rng\b"):
         ex.make_batch("offset", 2, 5, 0)
-    with pytest.raises(TypeError, match="batch_size"):
+    with pytest.raises(TypeError, match=r"^batch_size\b"):
         ex.make_batch("offset", 2.0, 5, _rng())
-    with pytest.raises(ValueError, match="vocab_size"):
+    with pytest.raises(ValueError, match=r"^vocab_size\b"):
         ex.make_batch("offset", 2, 5, _rng(), vocab_size=1)
 
 
@@ -140,7 +140,7 @@ def test_expand_grid_counts():
         ex.Config(), tasks=["index"], schemes=["none"], seeds=[0], k={"index": 4}
     )
     assert [c.k for c in by_k] == [4]
-    with pytest.raises(ValueError, match="scheme"):
+    with pytest.raises(ValueError, match=r"^schemes\[0\]"):
         ex.expand_grid(ex.Config(), schemes=["t5"])
 
 
@@ -276,18 +276,16 @@ def test_summarize_by_hand():
 
 
 def test_evaluate_bad_length():
-    with pytest.raises(ValueError, match="length must be an integer >= 2"):
+    with pytest.raises(ValueError, match=r"^length\b"):
         ex.evaluate(_Constant(), ex.Config(), 1)
-    with pytest.raises(TypeError, match="length"):
+    with pytest.raises(TypeError, match=r"^length\b"):
         ex.evaluate(_Constant(), ex.Config(), 8.0)
-    with pytest.raises(ValueError, match="length must be an integer >= 4, got 3"):
+    with pytest.raises(ValueError, match=r"^length\b"):
         ex.evaluate(_Constant(), ex.Config(task="index", k=2), 3)
 
 
 def test_run_rejects_a_non_config():
-    with pytest.raises(
-        TypeError, match=r"config must be a posenc_lib.course.experiments.Config"
-    ):
+    with pytest.raises(TypeError, match=r"^config\b"):
         ex.run({"task": "offset"})
 
 

@@ -218,33 +218,21 @@ def test_mixed_difference():
 def test_derivatives_reject_bad_arguments(func):
     g = getattr(hz, func)
     x = rand(3)
-    with pytest.raises(
-        TypeError, match=r"f must be a callable f\(x_m, x_n\) .*, got 'f'"
-    ):
+    with pytest.raises(TypeError, match=r"^f\b"):
         g("f", x, x)
-    with pytest.raises(
-        TypeError, match=r"x_m must be a non-empty floating-point .*, got a list"
-    ):
+    with pytest.raises(TypeError, match=r"^x_m\b"):
         g(nonlinear, [1.0, 2.0, 3.0], x)
-    with pytest.raises(
-        TypeError, match=r"x_n must be .*, got a tensor of dtype torch.int64"
-    ):
+    with pytest.raises(TypeError, match=r"^x_n\b"):
         g(nonlinear, x, torch.arange(3))
-    with pytest.raises(
-        ValueError, match=r"x_m must be .* with 1 axis, got a tensor of shape"
-    ):
+    with pytest.raises(ValueError, match=r"^x_m\b"):
         g(nonlinear, rand(2, 3), x)
-    with pytest.raises(
-        ValueError, match="x_n must be finite, got a tensor containing NaN"
-    ):
+    with pytest.raises(ValueError, match=r"^x_n\b"):
         g(nonlinear, x, torch.tensor([1.0, math.inf, 0.0], dtype=F64))
-    with pytest.raises(
-        TypeError, match=r"x_n must be .* of dtype torch.float64 \(as x_m\)"
-    ):
+    with pytest.raises(TypeError, match=r"^x_n\b"):
         g(nonlinear, x, x.float())
-    with pytest.raises(TypeError, match=r"f must be .*, but it returned"):
+    with pytest.raises(TypeError, match=r"^f\b"):
         g(lambda a, b: a * b, x, x)
-    with pytest.raises(TypeError, match=r"f must be .*, but it returned 1.0"):
+    with pytest.raises(TypeError, match=r"^f\b"):
         g(lambda a, b: 1.0, x, x)
 
 
@@ -255,29 +243,19 @@ def test_taylor_functions_reject_bad_directions(func):
     g = getattr(hz, func)
     extra = ([0.1],) if func == "taylor_remainder" else ()
     x = rand(3)
-    with pytest.raises(
-        ValueError, match=r"p_m must be .* of shape \(3,\) .*\(as x_m\)"
-    ):
+    with pytest.raises(ValueError, match=r"^p_m\b"):
         g(nonlinear, x, x, rand(4), x, *extra)
-    with pytest.raises(
-        TypeError, match=r"p_n must be .* of dtype torch.float64 \(as x_n\)"
-    ):
+    with pytest.raises(TypeError, match=r"^p_n\b"):
         g(nonlinear, x, x, x, x.float(), *extra)
-    with pytest.raises(
-        TypeError, match=r"p_m must be a non-empty floating-point .*, got None"
-    ):
+    with pytest.raises(TypeError, match=r"^p_m\b"):
         g(nonlinear, x, x, None, x, *extra)
 
 
 def test_taylor_remainder_rejects_bad_scales():
     x = rand(3)
-    with pytest.raises(
-        ValueError, match=r"scales must be .*, got an array containing NaN"
-    ):
+    with pytest.raises(ValueError, match=r"^scales\b"):
         hz.taylor_remainder(nonlinear, x, x, x, x, [np.inf])
-    with pytest.raises(
-        TypeError, match=r"scales must be .*, got an array of dtype <U5"
-    ):
+    with pytest.raises(TypeError, match=r"^scales\b"):
         hz.taylor_remainder(nonlinear, x, x, x, x, ["small"])
 
 

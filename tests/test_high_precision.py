@@ -51,32 +51,20 @@ def test_sampled_error_finds_a_planted_error():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (
-            lambda: reference_entries([1.0], [2], 4),
-            ValueError,
-            "pairs must be integers in 0 .. 1",
-        ),
-        (
-            lambda: reference_entries([1.0], [0.5], 4),
-            TypeError,
-            "pairs must be integers",
-        ),
-        (
-            lambda: reference_entries([1.0], [0], 4, dps=5),
-            ValueError,
-            "dps must be an integer >= 20",
-        ),
+        (lambda: reference_entries([1.0], [2], 4), ValueError, r"^pairs\b"),
+        (lambda: reference_entries([1.0], [0.5], 4), TypeError, r"^pairs\b"),
+        (lambda: reference_entries([1.0], [0], 4, dps=5), ValueError, r"^dps\b"),
         (lambda: reference_entries([np.nan], [0], 4), ValueError, "positions must be"),
         (lambda: reference_entries([1.0], [0], 4, 500.0), TypeError, "positional"),
         (
             lambda: sampled_error(pe.sinusoidal(4, 4), 4, [0, 1], [0]),
             ValueError,
-            "rows and pairs must have one shape",
+            r"^rows and pairs\b",
         ),
         (
             lambda: sampled_error(pe.sinusoidal(4, 4)[0], 4, [0], [0]),
             ValueError,
-            "table must be",
+            r"^table\b",
         ),
         (
             lambda: sampled_error(pe.sinusoidal(4, 4), 5, [0], [0]),

@@ -61,41 +61,29 @@ def test_pair_columns_known_values():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (
-            lambda: pair_columns(4, layout="sideways"),
-            ValueError,
-            "layout must be one of",
-        ),
+        (lambda: pair_columns(4, layout="sideways"), ValueError, r"^layout\b"),
         (lambda: pair_columns(4, "concatenated"), TypeError, "positional"),
-        (
-            lambda: pair_columns(5),
-            ValueError,
-            "dim must be a positive even integer, got 5",
-        ),
-        (
-            lambda: pair_columns(4, as_slices=1),
-            TypeError,
-            "as_slices must be True or False",
-        ),
+        (lambda: pair_columns(5), ValueError, r"^dim\b"),
+        (lambda: pair_columns(4, as_slices=1), TypeError, r"^as_slices\b"),
         (
             lambda: pe.layout_permutation(8, "interleaved", "halves"),
             ValueError,
-            "target must be",
+            r"^target\b",
         ),
         (
             lambda: pe.layout_permutation(8, "sin_cos", "interleaved"),
             ValueError,
-            "source must be",
+            r"^source\b",
         ),
         (
             lambda: pe.convert_layout(np.zeros((2, 7)), "interleaved", "concatenated"),
             ValueError,
-            "table must be an array whose last axis",
+            r"^table\b",
         ),
         (
             lambda: pe.convert_layout(3.0, "interleaved", "concatenated"),
             ValueError,
-            "table must be an array whose last axis",
+            r"^table\b",
         ),
     ],
 )

@@ -213,8 +213,7 @@ def test_affine_shift_residual_of_the_codes():
     assert affine_shift_residual(binary_code(64, 6)) > 0.1
 
 
-def test_affine_shift_residual_recovers_an_exact_affine_recurrence():
-    rng = np.random.default_rng(0)
+def test_affine_shift_residual_recovers_an_exact_affine_recurrence(rng):
     rotation, _ = np.linalg.qr(
         rng.standard_normal((5, 5))
     )  # orthogonal: the rows stay bounded

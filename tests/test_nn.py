@@ -271,32 +271,32 @@ def test_works_under_torch_compile():
 
 
 def test_sinusoidal_bad_arguments():
-    with pytest.raises(ValueError, match="dim"):
+    with pytest.raises(ValueError, match=r"^dim\b"):
         SinusoidalPositionalEncoding(7)
-    with pytest.raises(ValueError, match="base"):
+    with pytest.raises(ValueError, match=r"^base\b"):
         SinusoidalPositionalEncoding(8, base=1.0)
-    with pytest.raises(ValueError, match="layout"):
+    with pytest.raises(ValueError, match=r"^layout\b"):
         SinusoidalPositionalEncoding(8, layout="sideways")
-    with pytest.raises(TypeError, match="persistent"):
+    with pytest.raises(TypeError, match=r"^persistent\b"):
         SinusoidalPositionalEncoding(8, persistent="yes")
-    with pytest.raises(TypeError, match="batch_first"):
+    with pytest.raises(TypeError, match=r"^batch_first\b"):
         SinusoidalPositionalEncoding(8, batch_first=1)
-    with pytest.raises(TypeError, match="dtype"):
+    with pytest.raises(TypeError, match=r"^dtype\b"):
         SinusoidalPositionalEncoding(8, dtype=torch.int32)
-    with pytest.raises(ValueError, match="initial_length"):
+    with pytest.raises(ValueError, match=r"^initial_length\b"):
         SinusoidalPositionalEncoding(8, initial_length=0)
     module = SinusoidalPositionalEncoding(8, batch_first=True)
-    with pytest.raises(ValueError, match="last axis of size 8"):
+    with pytest.raises(ValueError, match=r"^x\b.*\b8\b"):
         module(torch.zeros(2, 3, 6))
     with pytest.raises(ValueError, match="axes"):
         module(torch.zeros(2, 3, 4, 8))
     with pytest.raises(TypeError, match=r"torch\.Tensor"):
         module(np.zeros((2, 3, 8)))
-    with pytest.raises(ValueError, match="offset"):
+    with pytest.raises(ValueError, match=r"^offset\b"):
         module(torch.zeros(2, 3, 8), offset=-1)
-    with pytest.raises(TypeError, match="offset"):
+    with pytest.raises(TypeError, match=r"^offset\b"):
         module(torch.zeros(2, 3, 8), offset=1.5)
-    with pytest.raises(ValueError, match="length"):
+    with pytest.raises(ValueError, match=r"^length\b"):
         module.encoding(-2)
 
 
@@ -351,11 +351,11 @@ def test_rotary_preserves_norms_and_grows_keeping_dtype_and_device():
 
 
 def test_rotary_bad_arguments():
-    with pytest.raises(ValueError, match="head_dim"):
+    with pytest.raises(ValueError, match=r"^head_dim\b"):
         RotaryEmbedding(5)
     with pytest.raises(ValueError, match="last axis"):
         RotaryEmbedding(4).rotate_one(torch.zeros(3, 6))
-    with pytest.raises(ValueError, match="even head dimension"):
+    with pytest.raises(ValueError, match=r"\bdim/n_heads\b"):
         make_scheme("rotary", dim=12, n_heads=4)
 
 
@@ -426,11 +426,11 @@ def test_alibi_bias_values():
 
 
 def test_alibi_bad_arguments():
-    with pytest.raises(ValueError, match="n_heads"):
+    with pytest.raises(ValueError, match=r"^n_heads\b"):
         alibi_slopes(0)
-    with pytest.raises(TypeError, match="n_heads"):
+    with pytest.raises(TypeError, match=r"^n_heads\b"):
         alibi_slopes(2.0)
-    with pytest.raises(ValueError, match="q_len"):
+    with pytest.raises(ValueError, match=r"^q_len\b"):
         ALiBi(2).bias(0, 3)
 
 
@@ -468,17 +468,17 @@ def test_make_scheme_builds_each_kind():
 
 
 def test_transformer_bad_arguments():
-    with pytest.raises(ValueError, match="scheme must be one of"):
+    with pytest.raises(ValueError, match=r"^scheme\b"):
         TinyTransformer(5, 8, 2, 1, "relative")
-    with pytest.raises(TypeError, match="scheme"):
+    with pytest.raises(TypeError, match=r"^scheme\b"):
         TinyTransformer(5, 8, 2, 1, 3)
     with pytest.raises(ValueError, match="divisible"):
         TinyTransformer(5, 8, 3, 1, "none")
-    with pytest.raises(ValueError, match="max_len"):
+    with pytest.raises(ValueError, match=r"\bmax_len\b"):
         TinyTransformer(5, 8, 2, 1, "learned")
-    with pytest.raises(ValueError, match="vocab_size"):
+    with pytest.raises(ValueError, match=r"^vocab_size\b"):
         TinyTransformer(0, 8, 2, 1, "none")
-    with pytest.raises(TypeError, match="causal"):
+    with pytest.raises(TypeError, match=r"^causal\b"):
         TinyTransformer(5, 8, 2, 1, "none", causal="yes")
     with pytest.raises(TypeError, match="PositionScheme"):
         SelfAttention(8, 2, "rotary")
@@ -487,13 +487,13 @@ def test_transformer_bad_arguments():
         model(torch.zeros(2, 3))
     with pytest.raises(ValueError, match="axes"):
         model(torch.zeros(3, dtype=torch.int64))
-    with pytest.raises(ValueError, match="offset"):
+    with pytest.raises(ValueError, match=r"^offset\b"):
         model(torch.zeros(1, 3, dtype=torch.int64), offset=-1)
 
 
 def test_transformer_refuses_a_scheme_instance_of_the_wrong_size():
     # dim 16 with 4 heads: head dimension 4
-    with pytest.raises(ValueError, match=r"head_dim = 8 but dim / n_heads = 4"):
+    with pytest.raises(ValueError, match=r"\bhead_dim\b.*\bn_heads\b"):
         TinyTransformer(5, 16, 4, 1, RotaryEmbedding(8))
     with pytest.raises(ValueError, match=r"n_heads = 2 slopes .* n_heads = 4"):
         TinyTransformer(5, 16, 4, 1, ALiBi(2))
@@ -510,9 +510,9 @@ def test_transformer_refuses_a_scheme_instance_of_the_wrong_size():
 
 def test_sinusoidal_encoding_length_must_be_an_integer():
     module = SinusoidalPositionalEncoding(8)
-    with pytest.raises(TypeError, match="length must be an integer >= 0"):
+    with pytest.raises(TypeError, match=r"^length\b"):
         module.encoding(2.5)
-    with pytest.raises(TypeError, match="length"):
+    with pytest.raises(TypeError, match=r"^length\b"):
         module.encoding(True)
     assert module.encoding(0).shape == (0, 8)
 
@@ -557,13 +557,11 @@ def test_rotary_needs_the_sequence_axis_and_reads_it():
     assert torch.equal(rotary.rotate_one(bhld, seq_axis=2), expected)
     # each (batch, head) slice is the 2-D rotation of its (L, head_dim) rows
     assert torch.equal(expected[1, 2], rotary.rotate_one(bhld[1, 2]))
-    with pytest.raises(
-        ValueError, match="seq_axis must be an axis of x other than the last"
-    ):
+    with pytest.raises(ValueError, match=r"^seq_axis\b"):
         rotary.rotate_one(bhld, seq_axis=3)
-    with pytest.raises(ValueError, match="seq_axis"):
+    with pytest.raises(ValueError, match=r"^seq_axis\b"):
         rotary.rotate_one(bhld, seq_axis=-5)
-    with pytest.raises(TypeError, match="seq_axis"):
+    with pytest.raises(TypeError, match=r"^seq_axis\b"):
         rotary.rotate_one(bhld, seq_axis=True)
 
 
@@ -572,13 +570,13 @@ def test_rotary_needs_the_sequence_axis_and_reads_it():
 )
 def test_non_floating_inputs_are_refused(dtype):
     x = torch.zeros(2, 5, 8, dtype=dtype)
-    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+    with pytest.raises(TypeError, match=r"^x\b"):
         SinusoidalPositionalEncoding(8, batch_first=True)(x)
-    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+    with pytest.raises(TypeError, match=r"^x\b"):
         RotaryEmbedding(8).rotate_one(x, seq_axis=1)
-    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+    with pytest.raises(TypeError, match=r"^x\b"):
         LearnedPositionalEmbedding(8, 8).embed(x)
-    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+    with pytest.raises(TypeError, match=r"^x\b"):
         SelfAttention(8, 2, NoPositionalEncoding())(x)
 
 
@@ -800,7 +798,7 @@ def test_alibi_and_learned_take_positions():
     learned = LearnedPositionalEmbedding(10, 8)
     x = torch.zeros(2, 5, 8)
     torch.testing.assert_close(learned.embed(x, positions=ids)[0, 4], learned.weight[2])
-    with pytest.raises(ValueError, match=r"positions must lie in 0 … 9"):
+    with pytest.raises(ValueError, match=r"^positions\b"):
         learned.embed(x, positions=ids + 8)
     with pytest.raises(TypeError, match="integers"):
         learned.embed(x, positions=ids.double())
@@ -1022,117 +1020,105 @@ def test_huge_offsets_are_computed_without_a_huge_cache():
         module.encoding(3, offset=2**40).numpy(), expected, atol=1e-9
     )
     assert module.cached_length == 16
-    with pytest.raises(ValueError, match=r"offset must be an integer in 0 … 2\*\*52"):
+    with pytest.raises(ValueError, match=r"^offset\b"):
         rotary.rotate_one(x, offset=2**53)
 
 
 def test_cache_sizes_are_checked_before_allocation():
-    with pytest.raises(
-        ValueError, match="initial_length x dim = 1099511627776 x 8 needs a cache"
-    ):
+    with pytest.raises(ValueError, match=r"^initial_length x dim\b"):
         SinusoidalPositionalEncoding(8, initial_length=2**40)
-    with pytest.raises(ValueError, match="initial_length"):
+    with pytest.raises(ValueError, match=r"^initial_length\b"):
         RotaryEmbedding(8, initial_length=2**40)
-    with pytest.raises(
-        ValueError, match="length x dim = 1099511627776 x 8 needs a cache"
-    ):
+    with pytest.raises(ValueError, match=r"^length x dim\b"):
         SinusoidalPositionalEncoding(8).extend(2**40)
-    with pytest.raises(ValueError, match="length"):
+    with pytest.raises(ValueError, match=r"^length\b"):
         RotaryEmbedding(8).extend(2**40)
     with pytest.raises(ValueError, match="max_len x dim"):
         LearnedPositionalEmbedding(2**40, 8)
 
 
 def test_sizes_of_the_model_and_heads_are_capped():
-    with pytest.raises(
-        ValueError, match=r"dim = 8192, n_layers = 256,.* over the limit"
-    ):
+    with pytest.raises(ValueError, match=r"\bdim\b.*\bn_layers\b"):
         TinyTransformer(5, 8192, 2, 256)
     with pytest.raises(
         ValueError,
-        match=r"n_layers must be an integer in 1 \.\. 256, got 1099511627776",
+        match=r"^n_layers\b",
     ):
         TinyTransformer(5, 8, 2, 2**40)
-    with pytest.raises(ValueError, match="vocab_size"):
+    with pytest.raises(ValueError, match=r"^vocab_size\b"):
         TinyTransformer(2**40, 8, 2, 1)
-    with pytest.raises(ValueError, match=r"n_heads must be an integer in 1 … 65536"):
+    with pytest.raises(ValueError, match=r"^n_heads\b"):
         alibi_slopes(2**40)
-    with pytest.raises(ValueError, match="n_heads"):
+    with pytest.raises(ValueError, match=r"^n_heads\b"):
         ALiBi(2**40)
 
 
 def test_rotary_arguments_are_named():
-    with pytest.raises(
-        ValueError, match="head_dim must be a positive even integer, got 7"
-    ):
+    with pytest.raises(ValueError, match=r"^head_dim\b"):
         RotaryEmbedding(7)
-    with pytest.raises(TypeError, match="head_dim"):
+    with pytest.raises(TypeError, match=r"^head_dim\b"):
         RotaryEmbedding(8.0)
-    with pytest.raises(ValueError, match="rotary_dim must be a positive even integer"):
+    with pytest.raises(ValueError, match=r"^rotary_dim\b"):
         RotaryEmbedding(8, rotary_dim=3)
-    with pytest.raises(ValueError, match="rotary_dim must be <= head_dim = 8"):
+    with pytest.raises(ValueError, match=r"^rotary_dim\b"):
         RotaryEmbedding(8, rotary_dim=10)
-    with pytest.raises(
-        ValueError, match="pairing must be one of 'interleaved', 'half_split'"
-    ):
+    with pytest.raises(ValueError, match=r"^pairing\b.*'interleaved'"):
         RotaryEmbedding(8, pairing="neox")
     for bad in (0, -1.0, float("nan"), float("inf")):
-        with pytest.raises(ValueError, match="interpolation_factor"):
+        with pytest.raises(ValueError, match=r"^interpolation_factor\b"):
             RotaryEmbedding(8, interpolation_factor=bad)
-    with pytest.raises(TypeError, match="interpolation_factor"):
+    with pytest.raises(TypeError, match=r"^interpolation_factor\b"):
         RotaryEmbedding(8, interpolation_factor=True)
-    with pytest.raises(ValueError, match="head_dim"):
+    with pytest.raises(ValueError, match=r"\bhead_dim\b"):
         rotary_permutation(6, rotary_dim=8)
-    with pytest.raises(ValueError, match="source"):
+    with pytest.raises(ValueError, match=r"^source\b"):
         rotary_permutation(8, "complex")
 
 
 def test_make_scheme_names_max_len():
-    with pytest.raises(ValueError, match="max_len must be an integer >= 1, got -1"):
+    with pytest.raises(ValueError, match=r"^max_len\b"):
         make_scheme("sinusoidal", dim=8, max_len=-1)
-    with pytest.raises(ValueError, match="max_len"):
+    with pytest.raises(ValueError, match=r"^max_len\b"):
         make_scheme("rotary", dim=8, max_len=0)
 
 
 def test_alibi_bias_arguments():
-    with pytest.raises(TypeError, match=r"dtype must be a floating torch\.dtype"):
+    with pytest.raises(TypeError, match=r"^dtype\b"):
         ALiBi(2).bias(3, 3, dtype=torch.int64)
-    with pytest.raises(TypeError, match="causal must be True or False"):
+    with pytest.raises(TypeError, match=r"^causal\b"):
         ALiBi(2).bias(3, 3, causal=None)
-    with pytest.raises(ValueError, match="q_len must be <= k_len"):
+    with pytest.raises(ValueError, match=r"^q_len\b"):
         ALiBi(2).bias(4, 3, positions=torch.arange(3))
 
 
 def test_causal_must_be_a_bool():
-    with pytest.raises(TypeError, match="causal must be True or False"):
+    with pytest.raises(TypeError, match=r"^causal\b"):
         SelfAttention(8, 2, NoPositionalEncoding(), causal=None)
-    with pytest.raises(TypeError, match="causal must be True or False"):
+    with pytest.raises(TypeError, match=r"^causal\b"):
         TinyTransformer(5, 8, 2, 1, "none", causal=None)
 
 
 def test_self_attention_forward_arguments():
     attn = SelfAttention(8, 2, NoPositionalEncoding())
-    with pytest.raises(TypeError, match=r"x must be a torch\.Tensor"):
+    with pytest.raises(TypeError, match=r"^x\b"):
         attn([[0.0] * 8])
-    with pytest.raises(ValueError, match="x must have 3 axes"):
+    with pytest.raises(ValueError, match=r"^x\b"):
         attn(torch.zeros(3, 8))
-    with pytest.raises(ValueError, match="last axis of size 8"):
+    with pytest.raises(ValueError, match=r"^x\b.*\b8\b"):
         attn(torch.zeros(1, 3, 6))
-    with pytest.raises(TypeError, match="offset"):
+    with pytest.raises(TypeError, match=r"^offset\b"):
         attn(torch.zeros(1, 3, 8), "0")
-    with pytest.raises(TypeError, match="return_weights must be True or False"):
+    with pytest.raises(TypeError, match=r"^return_weights\b"):
         attn(torch.zeros(1, 3, 8), return_weights=1)
 
 
 def test_token_ids_outside_the_vocabulary_are_named():
     model = TinyTransformer(5, 8, 2, 1, "none")
-    with pytest.raises(
-        ValueError, match=r"tokens must lie in 0 … 4 \(vocab_size = 5\), got"
-    ):
+    with pytest.raises(ValueError, match=r"^tokens\b"):
         model(torch.tensor([[0, 1, 5]]))
-    with pytest.raises(ValueError, match="tokens must lie in 0 … 4"):
+    with pytest.raises(ValueError, match=r"^tokens\b"):
         model(torch.tensor([[-1, 1, 2]]))
-    with pytest.raises(TypeError, match=r"tokens must be a torch\.Tensor"):
+    with pytest.raises(TypeError, match=r"^tokens\b"):
         model([[0, 1, 2]])
 
 

@@ -89,11 +89,9 @@ def test_load_detects_a_changed_file(tmp_path, monkeypatch):
 def test_load_errors(tmp_path):
     with pytest.raises(FileNotFoundError):
         pt.load_minilm(tmp_path / "missing.npz")
-    with pytest.raises(TypeError, match="verify must be True or False, got 'yes'"):
+    with pytest.raises(TypeError, match=r"^verify\b"):
         pt.load_minilm(verify="yes")
-    with pytest.raises(
-        TypeError, match=r"path must be a str, a pathlib.Path or None, got 5"
-    ):
+    with pytest.raises(TypeError, match=r"^path\b"):
         pt.load_minilm(5)
     bad = tmp_path / "bad.npz"
     np.savez(bad, position_embeddings=np.zeros((2, 2)))
@@ -266,7 +264,7 @@ def test_missing_head_count_is_a_clear_error(tmp_path):
     _write_safetensors(state, directory / "model.safetensors")
     script.main([str(directory), "-o", str(tmp_path / "out.npz")])
     data = pt.load_minilm(tmp_path / "out.npz")
-    with pytest.raises(ValueError, match="num_attention_heads"):
+    with pytest.raises(ValueError, match=r"\bnum_attention_heads\b"):
         _ = data.num_heads
 
 
@@ -278,5 +276,5 @@ def test_extract_errors(tmp_path):
     del state["bert.embeddings.position_embeddings.weight"]
     directory = _fake_checkpoint(tmp_path / "ckpt", state)
     _write_safetensors(state, directory / "model.safetensors")
-    with pytest.raises(ValueError, match="position_embeddings"):
+    with pytest.raises(ValueError, match=r"\bposition_embeddings\b"):
         script.extract(directory)

@@ -17,8 +17,7 @@ from posenc_lib.layouts import pair_columns
 
 
 @pytest.mark.parametrize("layout", pe.LAYOUTS)
-def test_relative_matrices_give_toeplitz_grids(layout):
-    rng = np.random.default_rng(3)
+def test_relative_matrices_give_toeplitz_grids(rng, layout):
     h = S.random_relative_matrix(16, rng, layout=layout)
     assert S.shift_defect(h, 40, layout=layout) < 1e-12
     g = S.position_bilinear(h, 40, layout=layout)
@@ -35,8 +34,7 @@ def test_relative_matrices_give_toeplitz_grids(layout):
 @pytest.mark.parametrize(
     "violation", ["unequal_diagonal", "symmetric_offdiagonal", "cross_block"]
 )
-def test_violations_break_the_shift(violation):
-    rng = np.random.default_rng(4)
+def test_violations_break_the_shift(rng, violation):
     h = S.random_relative_matrix(8, rng)
     e = np.zeros((8, 8))
     if violation == "unequal_diagonal":
@@ -52,8 +50,7 @@ def test_violations_break_the_shift(violation):
     )  # linear in the violation
 
 
-def test_relative_projection_is_orthogonal_projection():
-    rng = np.random.default_rng(5)
+def test_relative_projection_is_orthogonal_projection(rng):
     h = rng.standard_normal((12, 12))
     proj = S.relative_projection(h)
     np.testing.assert_allclose(S.relative_projection(proj), proj, atol=1e-15)
@@ -88,8 +85,7 @@ def test_toeplitz_defect_hand_values_and_complex_and_trailing_axes():
     assert S.toeplitz_defect(np.zeros((3, 3))) == 0.0
 
 
-def test_toeplitz_defect_matches_shift_defect():
-    rng = np.random.default_rng(3)
+def test_toeplitz_defect_matches_shift_defect(rng):
     h = rng.standard_normal((8, 8))
     table = pe.sinusoidal(20, 8)
     assert S.toeplitz_defect(table @ h @ table.T) == pytest.approx(
@@ -115,8 +111,7 @@ def test_toeplitz_defect_bad_input(g, error, match):
         S.toeplitz_defect(g)
 
 
-def test_rotary_scores_match_the_closed_form_and_the_torch_module():
-    rng = np.random.default_rng(12)
+def test_rotary_scores_match_the_closed_form_and_the_torch_module(rng):
     q, k = rng.standard_normal(8), rng.standard_normal(8)
     m = np.arange(20)[:, None]
     n = np.arange(20)[None, :]
@@ -143,47 +138,31 @@ def test_rotary_scores_match_the_closed_form_and_the_torch_module():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (
-            lambda: S.relative_projection(np.ones((4, 6))),
-            ValueError,
-            "h must be a d x d array",
-        ),
+        (lambda: S.relative_projection(np.ones((4, 6))), ValueError, r"^h\b"),
         (lambda: S.relative_projection(np.ones((3, 3))), ValueError, "with d even"),
         (
             lambda: S.relative_projection(np.eye(4), "concatenated"),
             TypeError,
             "positional",
         ),
-        (
-            lambda: S.random_relative_matrix(4, 0),
-            TypeError,
-            "rng must be a numpy.random.Generator",
-        ),
+        (lambda: S.random_relative_matrix(4, 0), TypeError, r"^rng\b"),
         (
             lambda: S.random_relative_matrix(5, np.random.default_rng(0)),
             ValueError,
-            "dim must be",
+            r"^dim\b",
         ),
-        (
-            lambda: S.shift_defect(np.eye(4), 1),
-            ValueError,
-            "length must be an integer >= 2, got 1",
-        ),
+        (lambda: S.shift_defect(np.eye(4), 1), ValueError, r"^length\b"),
         (lambda: S.position_bilinear(np.eye(4), 3, 100.0), TypeError, "positional"),
         (
             lambda: S.rotary_scores(np.ones(3), np.ones(3), 0, 0),
             ValueError,
             "of even length",
         ),
-        (
-            lambda: S.rotary_scores(np.ones(4), np.ones(6), 0, 0),
-            ValueError,
-            "k must have the length",
-        ),
+        (lambda: S.rotary_scores(np.ones(4), np.ones(6), 0, 0), ValueError, r"^k\b"),
         (
             lambda: S.rotary_scores(np.ones(4), np.ones(4), np.nan, 0),
             ValueError,
-            "m must be finite",
+            r"^m\b",
         ),
     ],
 )
@@ -245,8 +224,7 @@ def test_toeplitz_hankel_matches_dense_least_squares(shape):
     assert result.r2_joint + result.residual_share == pytest.approx(1.0)
 
 
-def test_toeplitz_hankel_known_parts():
-    rng = np.random.default_rng(9)
+def test_toeplitz_hankel_known_parts(rng):
     t = rng.standard_normal(2 * 20 - 1)
     h = rng.standard_normal(2 * 20 - 1)
     rows, cols = np.indices((20, 20))
@@ -302,11 +280,11 @@ def test_toeplitz_hankel_property(rows, cols, seed):
 
 
 def test_toeplitz_hankel_errors():
-    with pytest.raises(ValueError, match="g must be a 2-D array"):
+    with pytest.raises(ValueError, match=r"^g\b"):
         S.toeplitz_hankel(np.ones(4))
-    with pytest.raises(TypeError, match="centered"):
+    with pytest.raises(TypeError, match=r"^centered\b"):
         S.toeplitz_hankel(np.ones((2, 2)), centered=1)
-    with pytest.raises(ValueError, match="g must be a non-constant matrix"):
+    with pytest.raises(ValueError, match=r"^g\b"):
         S.toeplitz_hankel(np.ones((3, 3)), centered=True)
-    with pytest.raises(ValueError, match="g must be a nonzero matrix"):
+    with pytest.raises(ValueError, match=r"^g\b"):
         S.toeplitz_hankel(np.zeros((3, 3)))

@@ -21,8 +21,7 @@ def test_power_spectrum_of_a_pure_sinusoid():
     assert power.sum() == pytest.approx(1.0)
 
 
-def test_power_spectrum_parseval():
-    rng = np.random.default_rng(4)
+def test_power_spectrum_parseval(rng):
     table = rng.standard_normal((33, 3))
     _, power = position_power_spectrum(table)
     assert power.sum() == pytest.approx(1.0)

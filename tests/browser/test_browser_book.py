@@ -26,10 +26,6 @@ WEIGHT_LIMITS: dict[str, int] = {}
 MAX_API_SCREENS = 40
 
 
-def _html_dir() -> Path:
-    return Path(os.environ.get("BOOK_HTML_DIR", REPO / "_build" / "html")).resolve()
-
-
 def _chapters() -> list[str]:
     """The notebooks listed in _toc.yml, as the book's page paths (notebooks/NN_slug.html)."""
     found: list[str] = []
@@ -50,20 +46,12 @@ def _chapters() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def html_dir() -> Path:
-    html_dir = _html_dir()
-    if not (html_dir / "index.html").is_file():
-        pytest.skip(f"no built book at {html_dir}: run `make book` first")
-    return html_dir
-
-
-@pytest.fixture(scope="module")
-def book_report(chromium: str, html_dir: Path) -> html_checker.Report:
+def book_report(chromium: str, built_book: Path) -> html_checker.Report:
     screenshots = Path(
-        os.environ.get("SCREENSHOTS_DIR", html_dir.parent / "screenshots")
+        os.environ.get("SCREENSHOTS_DIR", built_book.parent / "screenshots")
     )
     report = html_checker.check_site(
-        html_dir,
+        built_book,
         screenshots=screenshots,
         repository_url=html_checker.repository_url_from_config(REPO / "_config.yml"),
         chromium=chromium,
@@ -132,9 +120,9 @@ def test_api_pages_are_at_most_40_phone_screens(
 
 @pytest.mark.parametrize("query", ["正弦", "位置编码", "编码"])
 def test_search_finds_chinese_glossary_terms(
-    chromium: str, html_dir: Path, query: str
+    chromium: str, built_book: Path, query: str
 ) -> None:
-    results = html_checker.search_book(html_dir, query, chromium=chromium)
+    results = html_checker.search_book(built_book, query, chromium=chromium)
     assert "book/glossary.html" in [r["page"] for r in results], results
 
 
@@ -145,8 +133,8 @@ def _sphinx_excerpt(text: str, term: str) -> str:
     return text[start : start + 240]
 
 
-def test_search_excerpts_show_no_raw_tex(chromium: str, html_dir: Path) -> None:
-    results = html_checker.search_book(html_dir, "rotation", chromium=chromium)
+def test_search_excerpts_show_no_raw_tex(chromium: str, built_book: Path) -> None:
+    results = html_checker.search_book(built_book, "rotation", chromium=chromium)
     assert len(results) >= 3, results
     for result in results:
         assert not html_checker.RAW_LATEX.search(result["excerpt"] or ""), result
@@ -173,9 +161,9 @@ def _matches(excerpt: str, query: str) -> bool:
 
 @pytest.mark.parametrize("query", ["decay", "rotary", "study", "Hessian", "位置编码"])
 def test_search_excerpts_show_the_match(
-    chromium: str, html_dir: Path, query: str
+    chromium: str, built_book: Path, query: str
 ) -> None:
-    results = html_checker.search_book(html_dir, query, chromium=chromium)
+    results = html_checker.search_book(built_book, query, chromium=chromium)
     assert results, f"no result for {query!r}"
     # A page shows the sentence with the match; an API object (Sphinx shows no excerpt for
     # those) is listed by its name, which holds it.

@@ -159,21 +159,30 @@ def test_checker_passes_the_good_fixture(good_report: html_checker.Report) -> No
     )  # the navigation checks ran on both
 
 
-def test_the_book_css_is_what_makes_the_good_fixture_pass(
-    chromium: str, good_site: Path, tmp_path: Path
-) -> None:
-    # The good fixture's wide table and code lines are wider than a phone's column: they pass
-    # because _static/posenc.css gives them scroll boxes (posenc.js the fade).
-    bare = tmp_path / "bare"
-    shutil.copytree(good_site, bare, symlinks=True)
-    (bare / "_static" / "posenc.css").write_text("")
-    report = html_checker.check_site(
-        bare,
+def _copy(site: Path, destination: Path) -> Path:
+    shutil.copytree(site, destination, symlinks=True)
+    return destination
+
+
+def _check_intro_on_a_phone(site: Path, chromium: str) -> html_checker.Report:
+    """The checker's report on the site's intro page, at the phone's width only."""
+    return html_checker.check_site(
+        site,
         repository_url=REPOSITORY_URL,
         chromium=chromium,
         pages=["book/intro.html"],
         viewports=(html_checker.PHONE,),
     )
+
+
+def test_the_book_css_is_what_makes_the_good_fixture_pass(
+    chromium: str, good_site: Path, tmp_path: Path
+) -> None:
+    # The good fixture's wide table and code lines are wider than a phone's column: they pass
+    # because _static/posenc.css gives them scroll boxes (posenc.js the fade).
+    bare = _copy(good_site, tmp_path / "bare")
+    (bare / "_static" / "posenc.css").write_text("")
+    report = _check_intro_on_a_phone(bare, chromium)
     details = "\n".join(p.detail for p in report.problems if p.kind == "overflow")
     for culprit in ("table", "code block"):
         assert culprit in details, report.summary()
@@ -186,21 +195,14 @@ def test_mathjax_line_breaking_is_what_makes_the_wide_equation_fit(
 ) -> None:
     # The good fixture's numbered equation (1.2) is wider than a phone's column: it fits
     # because MathJax 4 breaks it into lines (displayOverflow: linebreak, as _config.yml has).
-    bare = tmp_path / "nobreak"
-    shutil.copytree(good_site, bare, symlinks=True)
+    bare = _copy(good_site, tmp_path / "nobreak")
     page = bare / "book" / "intro.html"
     page.write_text(
         page.read_text().replace(
             '"output": {"displayOverflow": "linebreak", ', '"output": {'
         )
     )
-    report = html_checker.check_site(
-        bare,
-        repository_url=REPOSITORY_URL,
-        chromium=chromium,
-        pages=["book/intro.html"],
-        viewports=(html_checker.PHONE,),
-    )
+    report = _check_intro_on_a_phone(bare, chromium)
     details = "\n".join(p.detail for p in report.problems if p.kind == "equation-width")
     assert "#equation-good-wide" in details, report.summary()
 

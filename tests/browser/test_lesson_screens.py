@@ -15,7 +15,7 @@ from pathlib import Path
 
 import html_checker
 import pytest
-from test_browser_book import _chapters, _html_dir
+from test_browser_book import _chapters
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
@@ -83,12 +83,9 @@ def phone(chromium: str):
 
 
 @pytest.fixture(scope="module")
-def served(phone):  # type: ignore[no-untyped-def]
+def served(phone, built_book):  # type: ignore[no-untyped-def]
     """(phone page, base URL of the built book)."""
-    html_dir = _html_dir()
-    if not (html_dir / "index.html").is_file():
-        pytest.skip(f"no built book at {html_dir}: run `make book` first")
-    with html_checker.serve(html_dir) as base:
+    with html_checker.serve(built_book) as base:
         yield phone, base
 
 

@@ -88,7 +88,7 @@ class CachedPositionEmbedding(torch.nn.Module):
 
 
 def test_the_sources_caching_trick_fails_as_written() -> None:
-    with pytest.raises(KeyError, match="_cached_pe"):
+    with pytest.raises(KeyError, match=r"\b_cached_pe\b"):
         CachedPositionEmbedding(64)
 
 
