@@ -79,6 +79,7 @@ __all__ = [
     "check_token_positions",
     "check_token_tensor",
     "check_torch_dtype",
+    "check_value_in",
     "check_vector",
     "describe",
 ]
@@ -245,6 +246,14 @@ def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
         accepted = "one of " + ", ".join(map(repr, choices))
         raise ValueError(_message(name, accepted, describe(value)))
     return value
+
+
+def check_value_in(value: object, name: str, values: tuple[float, ...]) -> float:
+    """``value`` (a real number, bool refused) if it equals one of ``values``, else raise."""
+    if not _is_real(value) or _as_float(value) not in values:
+        accepted = "one of " + ", ".join(f"{v:g}" for v in values)
+        raise ValueError(_message(name, accepted, describe(value)))
+    return values[values.index(_as_float(value))]
 
 
 def check_callable(value: object, name: str, accepted: str) -> Callable[..., Any]:
