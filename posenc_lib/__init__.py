@@ -36,6 +36,8 @@ chapter                  modules
                          :mod:`~posenc_lib.nn`, :mod:`~posenc_lib.alibi_falcon` (Falcon's
                          ALiBi, *torch*), :mod:`~posenc_lib.sincos2d` (2-D image tables)
 every chapter            :mod:`~posenc_lib.notebook` (display, checks, figure style)
+2, 5, 8, 10              :mod:`~posenc_lib.course.explorers` (interactive explorers of the
+                         table, the kernel, the rotary score and rotary scaling)
 =======================  ====================================================================
 
 The core: :func:`sinusoidal` (the position table), :func:`frequencies`, :func:`wavelengths`,

@@ -3,3 +3,5 @@ library does not import. Here: :mod:`posenc_lib.course.explorers`, the interacti
 chapters 2, 5, 8 and the training-length chapter (HTML and JavaScript, with uPlot in
 ``assets/``). Nothing here is imported by ``import posenc_lib``.
 """
+
+__all__: list[str] = []
