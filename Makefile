@@ -78,7 +78,7 @@ $(MATHJAX): package.json package-lock.json Makefile
 UPLOT_ASSETS := posenc_lib/course/assets
 UPLOT_FILES := $(UPLOT_ASSETS)/uPlot.iife.min.js $(UPLOT_ASSETS)/uPlot.min.css $(UPLOT_ASSETS)/uPlot.LICENSE
 
-uplot: $(UPLOT_FILES)  ## copy uPlot's build and licence from node_modules into posenc_lib/course/assets
+uplot: $(UPLOT_FILES)  # copy uPlot's build and licence from node_modules into posenc_lib/course/assets
 
 $(UPLOT_FILES) &: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error

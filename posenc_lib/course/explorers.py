@@ -124,7 +124,7 @@ class Explorer:
 
     @property
     def weight(self) -> int:
-        """Bytes of the HTML output (UTF-8): what the explorer adds to a page."""
+        """The size in bytes of the HTML output (UTF-8), what the explorer adds to a page."""
         return len(self._repr_html_().encode("utf-8"))
 
 

@@ -372,3 +372,39 @@ def test_prefers_color_scheme_where_the_page_sets_no_theme(browser, tmp_path) ->
         assert bg == "rgb(30, 30, 30)"
     finally:
         p.context.close()
+
+
+#: The chapters that hold an explorer, by the kind of explorer.
+BOOK_PAGES = {
+    "encoding": "notebooks/02_sinusoidal_encoding.html",
+    "kernel": "notebooks/05_long_range_decay.html",
+    "rotary": "notebooks/08_rotary.html",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BOOK_PAGES))
+def test_explorers_work_in_the_built_book(browser, kind: str) -> None:
+    """The stored output of the chapter's cell, as the book renders it: mounted, and its
+    values equal posenc_lib's at the chapter's settings and at an extreme."""
+    html_dir = Path(os.environ.get("BOOK_HTML_DIR", REPO / "_build" / "html"))
+    page_file = html_dir / BOOK_PAGES[kind]
+    if not page_file.is_file():
+        pytest.skip(f"no built book at {html_dir}: run `make book` first")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        p.goto(page_file.resolve().as_uri())
+        p.wait_for_selector(f".pe-x[data-kind={kind}][data-ready]", state="attached")
+        assert errors == [], errors
+        assert p.locator(".pe-x").count() == 1
+        CHECKS[kind](values(p, kind))
+        CHECKS[kind](drive(p, kind, dim=4096, base=1e6))
+        wide = p.evaluate(
+            "(() => { const r = document.querySelector('.pe-x'); "
+            "return r.scrollWidth > r.clientWidth + 1; })()"
+        )
+        assert not wide
+    finally:
+        context.close()
