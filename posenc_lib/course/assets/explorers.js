@@ -426,7 +426,7 @@
       { name: "base", label: "base b", values: BASES, show: showBase },
       { name: "layout", label: "layout", options: LAYOUTS },
       { name: "position", label: "position m", values: range(0, L - 1) },
-      { name: "pair", label: "pair i (of d/2)", values: range(0, 2047) },
+      { name: "pair", label: "pair i", values: range(0, 2047) },
     ];
     var heat = el("canvas", "pe-x-heat");
     heat.setAttribute("role", "img");
@@ -449,8 +449,12 @@
     });
     var current = null, heatOff = null;
     function update() {
-      var d = state.dim, b = state.base;
-      var pair = Math.min(state.pair, d / 2 - 1);
+      var d = state.dim, b = state.base, pc = controls.pair;
+      pc.input.max = d / 2 - 1; // the pair slider spans the d/2 pairs of this d
+      if (state.pair > d / 2 - 1) state.pair = d / 2 - 1;
+      pc.input.value = state.pair;
+      pc.show();
+      var pair = state.pair;
       var tab = table(L, d, b, state.layout);
       var th = frequencies(d, b);
       var pairs = [0, pair, d / 2 - 1];
