@@ -267,6 +267,7 @@
     var opts = {
       width: Math.max(200, this.host.clientWidth || 320),
       height: spec.height || 220,
+      padding: [null, 28, null, null], // room for the last tick label of the x axis
       legend: { live: false },
       cursor: { drag: { x: false, y: false }, points: { show: false } },
       scales: {
@@ -274,7 +275,8 @@
         y: spec.yrange ? { distr: spec.ylog ? 3 : 1, range: spec.yrange }
           : { distr: spec.ylog ? 3 : 1 },
       },
-      axes: [axis(spec.xlabel), axis(spec.ylabel)],
+      axes: [Object.assign(axis(spec.xlabel), spec.xlog ? { values: decades } : {}),
+        axis(spec.ylabel)],
       series: series,
       hooks: { draw: [function (u) { self.drawMarks(u, col); }] },
     };
@@ -282,6 +284,14 @@
       return [null, null];
     })), this.host);
   };
+  function decades(u, splits) { // log-axis labels: the powers of ten only, 1e4 and up short
+    return splits.map(function (v) {
+      if (v == null || !(v > 0)) return "";
+      var e = Math.log10(v);
+      if (Math.abs(e - Math.round(e)) > 1e-9) return "";
+      return v >= 1e4 ? "1e" + Math.round(e) : String(Number(v.toPrecision(1)));
+    });
+  }
   Chart.prototype.drawMarks = function (u, col) {
     var marks = this.spec.marks ? this.spec.marks() : [];
     var ctx = u.ctx, px = window.devicePixelRatio || 1;
