@@ -31,7 +31,7 @@ MATHJAX_FONT_FILES := chtml.js chtml/woff2 chtml/dynamic
 NB ?= notebooks/*.ipynb
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: help venv colab book test test-lib test-notebooks check-book check-build-faults check-portable execute serve lint format bench lock clean
+.PHONY: help venv uplot colab book test test-lib test-notebooks check-book check-build-faults check-portable execute serve lint format bench lock clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -71,6 +71,20 @@ $(MATHJAX): package.json package-lock.json Makefile
 	cd node_modules/@mathjax/$(MATHJAX_FONT) && \
 		cp -r --parents $(MATHJAX_FONT_FILES) $(CURDIR)/$(MATHJAX_DIR)/fonts/$(MATHJAX_FONT)/
 	touch $(MATHJAX)
+
+# uPlot (npm, MIT) for the explorers of posenc_lib.course: its minified IIFE build, CSS and licence
+# are copied into the package data, and committed, since Colab installs the package from git
+# (tests/test_explorers.py checks the copies against node_modules when it is there).
+UPLOT_ASSETS := posenc_lib/course/assets
+UPLOT_FILES := $(UPLOT_ASSETS)/uPlot.iife.min.js $(UPLOT_ASSETS)/uPlot.min.css $(UPLOT_ASSETS)/uPlot.LICENSE
+
+uplot: $(UPLOT_FILES)  # copy uPlot's build and licence from node_modules into posenc_lib/course/assets
+
+$(UPLOT_FILES) &: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	cp node_modules/uplot/dist/uPlot.iife.min.js node_modules/uplot/dist/uPlot.min.css $(UPLOT_ASSETS)/
+	cp node_modules/uplot/LICENSE $(UPLOT_ASSETS)/uPlot.LICENSE
+	touch $(UPLOT_FILES)
 
 # What the book reads: every file except build outputs, environments, caches and the folders
 # _config.yml excludes (posenc_lib stays: book/api.md documents it with autodoc).

@@ -44,6 +44,8 @@ chapter                  modules
                          ALiBi, *torch*), :mod:`~posenc_lib.sincos2d` (2-D image tables)
 every chapter            course: :mod:`~posenc_lib.course.notebook` (display, checks, figure
                          style)
+2, 5, 8, 10              course: :mod:`~posenc_lib.course.explorers` (interactive explorers of
+                         the table, the kernel, the rotary score and rotary scaling)
 =======================  ====================================================================
 
 The core: :func:`sinusoidal` (the position table), :func:`frequencies`, :func:`wavelengths`,

@@ -10,9 +10,11 @@ notebook helpers (:mod:`~posenc_lib.course.notebook`), naive position codes
 toy attention functions (:mod:`~posenc_lib.course.attention`), diagonal dominance
 (:mod:`~posenc_lib.course.dominance`), power spectra (:mod:`~posenc_lib.course.spectrum`), the
 shipped MiniLM data (:mod:`~posenc_lib.course.pretrained`), the small transformer
-(:mod:`~posenc_lib.course.transformer`) and the experiment runner
-(:mod:`~posenc_lib.course.experiments`). It is readable first: plain argument checks where a
-learner could pass something wrong, light unit tests, and the chapters as its main test.
+(:mod:`~posenc_lib.course.transformer`), the experiment runner
+(:mod:`~posenc_lib.course.experiments`) and the interactive explorers
+(:mod:`~posenc_lib.course.explorers`: HTML and JavaScript, with uPlot in ``assets/``). It is
+readable first: plain argument checks where a learner could pass something wrong, light unit
+tests, and the chapters as its main test.
 
 The layers: ``posenc_lib.course`` may import the library; the library never imports
 ``posenc_lib.course`` (``tests/test_package.py`` checks it). Nothing is imported here: import a
