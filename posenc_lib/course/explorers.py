@@ -229,7 +229,7 @@ def rotary_explorer(
 
     At about 200 integer offsets from 1 to ``max_offset`` (log axis): the score
     :math:`s(\Delta)/s(0)` of :math:`q = k = \mathbf 1`
-    (:func:`posenc_lib.shift_invariance.rotary_scores` divided by :math:`d`, which is
+    (:func:`posenc_lib.course.shift_invariance.rotary_scores` divided by :math:`d`, which is
     :math:`\kappa(\Delta)`), and RoFormer's quantity
     :math:`\frac{2}{d}\sum_{j=1}^{d/2}|S_j(\Delta)|`, :math:`S_j = \sum_{i<j}
     e^{\mathrm i\Delta\theta_i}`, divided by its value :math:`(d/2+1)/2` at 0; the rms floor
