@@ -1,5 +1,5 @@
 """posenc_lib.course.explorers: the HTML output, its assets and its arguments (the values the
-explorers compute are compared with posenc_lib in tests/browser/test_explorers.py)."""
+explorers compute are compared with posenc_lib in tests/browser/test_explorer_parity.py)."""
 
 from __future__ import annotations
 

@@ -15,13 +15,12 @@ import numpy as np
 from .._torch_checks import (
     check_not_meta,
 )
-from .._validation import _as_float, _is_real, _message, describe
+from .._validation import _message, describe
 
 __all__ = [
     "check_callable",
     "check_rng",
     "check_tensor",
-    "check_value_in",
 ]
 
 
@@ -105,11 +104,3 @@ def check_tensor(
             _message(name, "finite", "a tensor containing NaN or infinity")
         )
     return value
-
-
-def check_value_in(value: object, name: str, values: tuple[float, ...]) -> float:
-    """``value`` (a real number, bool refused) if it equals one of ``values``, else raise."""
-    if not _is_real(value) or _as_float(value) not in values:
-        accepted = "one of " + ", ".join(f"{v:g}" for v in values)
-        raise ValueError(_message(name, accepted, describe(value)))
-    return values[values.index(_as_float(value))]

@@ -10,7 +10,7 @@ are numbered in the order of the calls, and nothing computed is stored (the brow
 
 The JavaScript (``assets/explorers.js``) computes the library's formulas in float64, and every
 value an explorer draws is exposed as ``element.__explorer.values()``;
-``tests/browser/test_explorers.py`` drives the controls to extreme settings and compares those
+``tests/browser/test_explorer_parity.py`` drives the controls to extreme settings and compares those
 values with :mod:`posenc_lib` (relative difference at most :math:`10^{-9}`).
 
 =====================  ========  ==============================================================
@@ -37,9 +37,8 @@ import itertools
 import json
 from importlib import resources
 
-from .._validation import check_choice
+from .._validation import _as_float, _is_real, _message, check_choice, describe
 from ..layouts import LAYOUTS
-from ._checks import check_value_in
 
 __all__ = [
     "BASES",
@@ -53,6 +52,15 @@ __all__ = [
     "scaling_explorer",
     "standalone_html",
 ]
+
+
+def _value_in(value: object, name: str, values: tuple[float, ...]) -> float:
+    """``value`` (a real number, bool refused) if it equals one of ``values``, else raise."""
+    if not _is_real(value) or _as_float(value) not in values:
+        accepted = "one of " + ", ".join(f"{v:g}" for v in values)
+        raise ValueError(_message(name, accepted, describe(value)))
+    return values[values.index(_as_float(value))]
+
 
 #: The dimensions a ``d`` slider offers (the scaling explorer starts at 4: dynamic scaling's
 #: exponent :math:`d/(d-2)`).
@@ -171,12 +179,12 @@ def encoding_explorer(
     >>> encoding_explorer(dim=8, layout="concatenated")
     encoding explorer (d = 8, b = 10000, concatenated, m = 10): interactive in the book and in Colab
     """
-    dim = int(check_value_in(dim, "dim", DIMS))
-    base = check_value_in(base, "base", BASES)
+    dim = int(_value_in(dim, "dim", DIMS))
+    base = _value_in(base, "base", BASES)
     check_choice(layout, "layout", LAYOUTS)
-    length = int(check_value_in(length, "length", (16, 32, 64, 128)))
-    position = int(check_value_in(position, "position", tuple(range(length))))
-    pair = int(check_value_in(pair, "pair", tuple(range(2048))))
+    length = int(_value_in(length, "length", (16, 32, 64, 128)))
+    position = int(_value_in(position, "position", tuple(range(length))))
+    pair = int(_value_in(pair, "pair", tuple(range(2048))))
     config = {"dim": dim, "base": base, "layout": layout, "position": position}
     config.update(pair=pair, length=length)
     summary = (
@@ -215,9 +223,9 @@ def kernel_explorer(
     >>> kernel_explorer(dim=512, max_offset=1e3)
     kernel explorer (d = 512, b = 10000, offsets up to 1000): interactive in the book and in Colab
     """
-    dim = int(check_value_in(dim, "dim", DIMS))
-    base = check_value_in(base, "base", BASES)
-    max_offset = check_value_in(max_offset, "max_offset", MAX_OFFSETS)
+    dim = int(_value_in(dim, "dim", DIMS))
+    base = _value_in(base, "base", BASES)
+    max_offset = _value_in(max_offset, "max_offset", MAX_OFFSETS)
     summary = f"kernel explorer (d = {dim}, b = {_fmt(base)}, offsets up to {_fmt(max_offset)})"
     return Explorer("kernel", {"dim": dim, "base": base, "window": max_offset}, summary)
 
@@ -251,9 +259,9 @@ def rotary_explorer(
     >>> rotary_explorer()
     rotary explorer (d = 64, b = 10000, offsets up to 10000): interactive in the book and in Colab
     """
-    dim = int(check_value_in(dim, "dim", DIMS))
-    base = check_value_in(base, "base", BASES)
-    max_offset = check_value_in(max_offset, "max_offset", MAX_OFFSETS)
+    dim = int(_value_in(dim, "dim", DIMS))
+    base = _value_in(base, "base", BASES)
+    max_offset = _value_in(max_offset, "max_offset", MAX_OFFSETS)
     summary = f"rotary explorer (d = {dim}, b = {_fmt(base)}, offsets up to {_fmt(max_offset)})"
     return Explorer("rotary", {"dim": dim, "base": base, "window": max_offset}, summary)
 
@@ -300,10 +308,10 @@ def scaling_explorer(
     'scaling explorer (linear, s = 8, L = 4096, d = 128, b = 10000)'
     """
     check_choice(method, "method", SCALING_METHODS)
-    factor = check_value_in(factor, "factor", _FACTORS)
-    trained_length = int(check_value_in(trained_length, "trained_length", _TRAINED))
-    dim = int(check_value_in(dim, "dim", DIMS[1:]))
-    base = check_value_in(base, "base", BASES)
+    factor = _value_in(factor, "factor", _FACTORS)
+    trained_length = int(_value_in(trained_length, "trained_length", _TRAINED))
+    dim = int(_value_in(dim, "dim", DIMS[1:]))
+    base = _value_in(base, "base", BASES)
     config = {"method": method, "factor": factor, "trained": trained_length}
     config.update(dim=dim, base=base)
     summary = (
