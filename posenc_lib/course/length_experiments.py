@@ -17,7 +17,7 @@ Examples
 >>> from posenc_lib.course.length_experiments import frequency_map
 >>> theta, a = frequency_map("linear", 8, base=100.0, factor=2.0, train_length=16)
 >>> theta.round(4).tolist(), a
-([0.5, 0.05, 0.005, 0.0005], 1.0)
+([0.5, 0.1581, 0.05, 0.0158], 1.0)
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def frequency_map(
     --------
     >>> theta, _ = frequency_map("ntk", 4, base=100.0, factor=2.0, train_length=16)
     >>> theta.round(6).tolist()
-    [1.0, 0.025]
+    [1.0, 0.05]
     """
     rope = scaling(method, factor, train_length)
     if seq_len is None:
