@@ -30,7 +30,7 @@ chapter                  modules
                          :mod:`~posenc_lib.scaled_rotary` (the module, *torch*)
 9 Experiments            :mod:`~posenc_lib.nn` (*torch*), :mod:`~posenc_lib.experiments`
                          (runner and CLI, *torch*)
-10 Beyond the training  :mod:`~posenc_lib.rope_scaling`, :mod:`~posenc_lib.scaled_rotary`
+10 Beyond the training   :mod:`~posenc_lib.rope_scaling`, :mod:`~posenc_lib.scaled_rotary`
                          (*torch*), :mod:`~posenc_lib.exact_kernel`,
                          :mod:`~posenc_lib.course.length_experiments` (the experiment, *torch*)
 11 Engineering           :mod:`~posenc_lib.angle_addition` (fast tables),

@@ -44,8 +44,8 @@ __all__ = [
     "with_method",
 ]
 
-#: The methods compared: no change, position interpolation, NTK-aware base, dynamic NTK,
-#: YaRN, Llama 3's scaling.
+#: The methods compared (no change, position interpolation, NTK-aware base, dynamic NTK,
+#: YaRN, Llama 3's scaling).
 METHODS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
 
 #: ``factor`` of the dynamic NTK schedule (transformers' ``"dynamic"``).
@@ -233,7 +233,7 @@ def run_length(
         The run; ``config.test_multiples`` are the factors :math:`s`.
     finetune_steps : int
         Steps of :func:`finetune` at :math:`sL` before the second score (0: no fine-tune).
-    methods : sequence of str
+    methods : tuple of str
         Names from :data:`METHODS`.
 
     Returns
