@@ -113,3 +113,44 @@ def test_run_length_scores_the_unscaled_model_as_evaluate_does():
         == evaluate(model, config, 16)["accuracy"]
     )
     assert set(result["accuracy"]["yarn"]["finetuned"]) == {"16"}  # only for s > 1
+
+
+def test_the_command_line_records_its_provenance(tmp_path, monkeypatch):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "length_experiments.py"
+    spec = importlib.util.spec_from_file_location("length_cli", script)
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    seen = []
+
+    def fake_run(config, *, finetune_steps):
+        seen.append((config.scheme, config.seed, config.n_heads, finetune_steps))
+        return {"label": config.label}
+
+    monkeypatch.setattr(cli, "run_length", fake_run)
+    out = tmp_path / "length.json"
+    threads, deterministic = (
+        torch.get_num_threads(),
+        torch.are_deterministic_algorithms_enabled(),
+    )
+    try:
+        cli.main(["--seeds", "4", "5", "--finetune-steps", "7", "--out", str(out)])
+    finally:  # the script sets both for the whole process
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(deterministic)
+    record = json.loads(out.read_text())
+    assert seen == [
+        ("rotary", 4, 2, 7),
+        ("sinusoidal", 4, 2, 7),
+        ("rotary", 5, 2, 7),
+        ("sinusoidal", 5, 2, 7),
+    ]
+    assert record["command"].endswith(
+        "--seeds 4 5 --finetune-steps 7 --out " + str(out)
+    )
+    assert record["finetune_steps"] == 7 and len(record["runs"]) == 4
+    assert {"commit", "hardware", "date", "elapsed_s"} <= set(record)
+    assert record["hardware"]["torch_threads"] == 1
