@@ -62,3 +62,69 @@ def test_a_table_that_forgets_the_map_is_rejected() -> None:
         old='new = theta if method == "none" else scaled(method, b_)',
         new="new = theta",
     )
+
+
+def test_a_critical_pair_helper_without_its_factor_two_is_rejected() -> None:
+    # the figures' critical_pair with d ln(L/2pi)/ln b, i.e. the factor 2 of d/2 dropped
+    expect_check_fails(
+        CHAPTER,
+        check="i_c: SymPy = typed form = library wavelengths = critical_pair",
+        old="return d * math.log(L / (2 * math.pi)) / (2 * math.log(b))",
+        new="return d * math.log(L / (2 * math.pi)) / math.log(b)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the onset computed from the second gap instead of the first (fastest) one
+        ("2 * math.pi / (new[0] - new[1])", "2 * math.pi / (new[1] - new[2])"),
+        # the resolution column taken at offset 0.9 instead of 1
+        (
+            "drop = 1 - float(kernel_from_frequencies(1.0, new))",
+            "drop = 1 - float(kernel_from_frequencies(0.9, new))",
+        ),
+        # the check's NTK base typed with exponent 1 (ln(bs)) instead of d/(d-2)
+        (
+            '"ntk": B * s_ ** (mpmath.mpf(D) / (D - 2))',
+            '"ntk": B * s_',
+        ),
+    ],
+    ids=["onset-second-gap", "drop-at-0.9", "ntk-exponent-one"],
+)
+def test_a_wrong_resolution_or_onset_column_is_rejected(old: str, new: str) -> None:
+    expect_check_fails(
+        CHAPTER, check="1 − κ(1), Δ* of each map = mpmath", old=old, new=new
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the population std (ddof = 0) instead of the sample std over three seeds
+        (
+            "out[method, when, length] = (v.mean(), v.std(ddof=1))",
+            "out[method, when, length] = (v.mean(), v.std(ddof=0))",
+        ),
+        # the length columns printed in reverse order
+        ('for n in ("32", "64", "128")', 'for n in ("128", "64", "32")'),
+        # the as-is and fine-tuned halves swapped
+        (
+            'for w in ("as_is", "finetuned")\n            for n',
+            'for w in ("finetuned", "as_is")\n            for n',
+        ),
+    ],
+    ids=["std-ddof0", "lengths-reversed", "halves-swapped"],
+)
+def test_a_wrong_experiment_table_is_rejected(old: str, new: str) -> None:
+    expect_check_fails(CHAPTER, check="table = statistics.mean/stdev", old=old, new=new)
+
+
+def test_a_wrong_small_scale_map_is_rejected() -> None:
+    # the small model's maps computed with 2L as the original length: Llama 3 keeps pair 0
+    expect_check_fails(
+        CHAPTER,
+        check="small model: i_c, YaRN keeps pair 0",
+        old="factor=s_, train_length=L_SMALL)",
+        new="factor=s_, train_length=2 * L_SMALL)",
+    )
