@@ -68,7 +68,7 @@ def test_a_critical_pair_helper_without_its_factor_two_is_rejected() -> None:
     # the figures' critical_pair with d ln(L/2pi)/ln b, i.e. the factor 2 of d/2 dropped
     expect_check_fails(
         CHAPTER,
-        check="i_c: SymPy = typed form = library wavelengths = critical_pair",
+        check="i_c: SymPy = typed form = wavelengths = critical_pair",
         old="return d * math.log(L / (2 * math.pi)) / (2 * math.log(b))",
         new="return d * math.log(L / (2 * math.pi)) / math.log(b)",
     )
@@ -94,7 +94,7 @@ def test_a_critical_pair_helper_without_its_factor_two_is_rejected() -> None:
 )
 def test_a_wrong_resolution_or_onset_column_is_rejected(old: str, new: str) -> None:
     expect_check_fails(
-        CHAPTER, check="1 − κ(1), Δ* of each map = mpmath", old=old, new=new
+        CHAPTER, check="1 − κ(1), Δ* of every map = 30-digit mpmath", old=old, new=new
     )
 
 
@@ -117,7 +117,7 @@ def test_a_wrong_resolution_or_onset_column_is_rejected(old: str, new: str) -> N
     ids=["std-ddof0", "lengths-reversed", "halves-swapped"],
 )
 def test_a_wrong_experiment_table_is_rejected(old: str, new: str) -> None:
-    expect_check_fails(CHAPTER, check="table = statistics.mean/stdev", old=old, new=new)
+    expect_check_fails(CHAPTER, check="table = statistics.mean/stdev of the JSON", old=old, new=new)
 
 
 def test_a_wrong_small_scale_map_is_rejected() -> None:
