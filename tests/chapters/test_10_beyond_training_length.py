@@ -117,14 +117,16 @@ def test_a_wrong_resolution_or_onset_column_is_rejected(old: str, new: str) -> N
     ids=["std-ddof0", "lengths-reversed", "halves-swapped"],
 )
 def test_a_wrong_experiment_table_is_rejected(old: str, new: str) -> None:
-    expect_check_fails(CHAPTER, check="table = statistics.mean/stdev of the JSON", old=old, new=new)
+    expect_check_fails(
+        CHAPTER, check="table = statistics.mean/stdev of the JSON", old=old, new=new
+    )
 
 
 def test_a_wrong_small_scale_map_is_rejected() -> None:
     # the small model's maps computed with 2L as the original length: Llama 3 keeps pair 0
     expect_check_fails(
         CHAPTER,
-        check="small model: i_c, YaRN keeps pair 0",
+        check="small model: i_c; YaRN keeps pair 0",
         old="factor=s_, train_length=L_SMALL)",
         new="factor=s_, train_length=2 * L_SMALL)",
     )
