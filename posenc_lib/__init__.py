@@ -37,6 +37,9 @@ chapter                  modules
                          :mod:`~posenc_lib.course.transformer` (*torch*),
                          ``experiments`` (the runner, *torch*; its command line is
                          ``scripts/experiments.py``)
+10 Training length       :mod:`~posenc_lib.rope_scaling`, :mod:`~posenc_lib.scaled_rotary`
+                         (*torch*), :mod:`~posenc_lib.exact_kernel`; course:
+                         :mod:`~posenc_lib.course.length_experiments` (the experiment, *torch*)
 11 Engineering           :mod:`~posenc_lib.angle_addition` (fast tables),
                          :mod:`~posenc_lib.error_bounds`, :mod:`~posenc_lib.high_precision`
                          (*mpmath*), :mod:`~posenc_lib.conventions` (framework tables),

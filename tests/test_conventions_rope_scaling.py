@@ -148,6 +148,32 @@ VARIANTS = [
         },
         4096,
     ),
+    # YaRN's derived-factor path (factor None: max_position_embeddings / original, 8 and 16
+    # here) and the attention factor computed from it: alone, with mscale alone (ignored, as
+    # transformers does) and with the mscale / mscale_all_dim ratio
+    (
+        {"rope_type": "yarn", "factor": None, "original_max_position_embeddings": 1024},
+        8192,
+    ),
+    (
+        {
+            "rope_type": "yarn",
+            "factor": None,
+            "original_max_position_embeddings": 1024,
+            "mscale": 0.8,
+        },
+        8192,
+    ),
+    (
+        {
+            "rope_type": "yarn",
+            "factor": None,
+            "original_max_position_embeddings": 4096,
+            "mscale": 1.0,
+            "mscale_all_dim": 0.5,
+        },
+        65536,
+    ),
     (
         {
             "rope_type": "longrope",

@@ -11,7 +11,8 @@ toy attention functions (:mod:`~posenc_lib.course.attention`), diagonal dominanc
 (:mod:`~posenc_lib.course.dominance`), power spectra (:mod:`~posenc_lib.course.spectrum`), the
 shipped MiniLM data (:mod:`~posenc_lib.course.pretrained`), the small transformer
 (:mod:`~posenc_lib.course.transformer`), the experiment runner
-(:mod:`~posenc_lib.course.experiments`) and the interactive explorers
+(:mod:`~posenc_lib.course.experiments`), chapter 10's experiment beyond the training length
+(:mod:`~posenc_lib.course.length_experiments`) and the interactive explorers
 (:mod:`~posenc_lib.course.explorers`: HTML and JavaScript, with uPlot in ``assets/``). It is
 readable first: plain argument checks where a learner could pass something wrong, light unit
 tests, and the chapters as its main test.
