@@ -59,6 +59,19 @@ def scaling(method: str, factor: float, train_length: int) -> RopeScaling:
     ``"none"`` and ``"ntk"`` give the plain schedule (NTK changes the base instead, see
     :func:`frequency_map`).
 
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHODS`.
+    factor : float
+        The scale :math:`s > 0` (dynamic scaling uses :data:`DYNAMIC_FACTOR` instead).
+    train_length : int
+        The training length :math:`L` (at least 2).
+
+    Returns
+    -------
+    RopeScaling
+
     Examples
     --------
     >>> scaling("yarn", 4.0, 16).rope_type
@@ -144,6 +157,22 @@ def with_method(
 ) -> TinyTransformer:
     """A copy of ``model`` whose position scheme uses ``method`` at scale ``factor``.
 
+    Parameters
+    ----------
+    model : TinyTransformer
+        A trained model of ``config`` (left unchanged).
+    config : Config
+        Its configuration; ``config.scheme`` must be ``"rotary"`` or ``"sinusoidal"``.
+    method : str
+        One of :data:`METHODS`.
+    factor : float
+        The scale :math:`s`; the target length is ``round(factor * config.train_length)``.
+
+    Returns
+    -------
+    TinyTransformer
+        The copy, with the scaled rotary module or a sinusoidal table of the mapped frequencies.
+
     Examples
     --------
     >>> from posenc_lib.course.experiments import Config, build_model
@@ -191,7 +220,25 @@ def finetune(
     """Train ``model`` in place for ``steps`` steps on sequences of ``length`` tokens.
 
     AdamW at a constant ``lr``, gradients clipped at 1, batches of ``config.batch_size`` drawn
-    from a generator seeded by ``(config.seed, 2, length)``. Returns the model in eval mode.
+    from a generator seeded by ``(config.seed, 2, length)``.
+
+    Parameters
+    ----------
+    model : TinyTransformer
+        The model to train (changed in place).
+    config : Config
+        Its configuration (task, batch size, seed).
+    length : int
+        Tokens per training sequence, at least ``config.k + 2``.
+    steps : int
+        Optimizer steps (0 or more).
+    lr : float, optional
+        The learning rate.
+
+    Returns
+    -------
+    TinyTransformer
+        ``model``, in eval mode.
 
     Examples
     --------
