@@ -74,7 +74,7 @@ $(MATHJAX): package.json package-lock.json Makefile
 
 # uPlot (npm, MIT) for the explorers of posenc_lib.course: its minified IIFE build, CSS and licence
 # are copied into the package data, and committed, since Colab installs the package from git
-# (tests/test_explorers.py checks the copies against node_modules when it is there).
+# (tests/lib/test_explorers.py checks the copies against node_modules when it is there).
 UPLOT_ASSETS := posenc_lib/course/assets
 UPLOT_FILES := $(UPLOT_ASSETS)/uPlot.iife.min.js $(UPLOT_ASSETS)/uPlot.min.css $(UPLOT_ASSETS)/uPlot.LICENSE
 
@@ -112,17 +112,17 @@ $(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py scri
 	touch $@
 
 check-book: book  ## build the book, then check it renders offline and links every chapter to Colab
-	$(BIN)/pytest -q -p no:cacheprovider tests/book_checks
+	$(BIN)/pytest -q -p no:cacheprovider tests/book/built
 
 check-build-faults: $(STAMP) $(MATHJAX)  ## inject faults (stored error output, missing references) into a minimal book: book and check-book must fail, also on a rerun
-	BUILD_FAULTS_REQUIRED=1 $(BIN)/pytest -q -p no:cacheprovider tests/build_faults
+	BUILD_FAULTS_REQUIRED=1 $(BIN)/pytest -q -p no:cacheprovider tests/tooling/build_faults
 
 colab: $(STAMP)  ## write the Colab editions colab/*.ipynb from notebooks/ (CommonMark + MathJax, no MyST)
 	$(PY) scripts/make_colab.py
 
 test-lib: $(STAMP)  ## library unit and property tests, and the doctests of posenc_lib
 	$(BIN)/pytest -q -n 2 --dist loadfile --doctest-modules posenc_lib tests \
-		--ignore=tests/book_checks --ignore=tests/browser --ignore=tests/build_faults
+		--ignore=tests/book/built --ignore=tests/book/browser --ignore=tests/tooling/build_faults
 
 test-notebooks: $(STAMP)  ## re-execute every notebook with nbval against its stored outputs
 	$(BIN)/pytest -q -n 2 --dist loadfile --nbval --nbval-current-env notebooks
@@ -171,7 +171,7 @@ CHROMIUM ?= /usr/bin/chromium
 
 check-html: book  ## open every page of _build/html in headless Chromium at 390 and 1400 px, light and dark (screenshots: _build/screenshots); the book, the checker's fixtures and the Colab render run in 2 workers
 	CHROMIUM=$(CHROMIUM) BOOK_HTML_DIR=_build/html SCREENSHOTS_DIR=_build/screenshots \
-		$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile tests/browser
+		$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile tests/book/browser
 
 test-browser:  ## check-html where Chromium is installed; otherwise say clearly that it was skipped
 	@if [ -x "$(CHROMIUM)" ]; then $(MAKE) --no-print-directory check-html; \

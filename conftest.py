@@ -2,8 +2,8 @@
 
 ``make test-lib`` runs the docstring examples of the library (``--doctest-modules posenc_lib``).
 A module whose examples need a package beyond numpy is not collected when that package is not
-installed (the core works with numpy alone; ``tests/test_core_imports.py`` checks that); with the
-package installed, its examples run like every other.
+installed (the core works with numpy alone; ``tests/lib/test_core_imports.py`` checks
+that); with the package installed, its examples run like every other.
 """
 
 import importlib.util
@@ -20,7 +20,7 @@ _NEEDS = {
     "posenc_lib/scaled_rotary.py": "torch",
     "posenc_lib/course/notebook.py": "sympy",
     "posenc_lib/high_precision.py": "mpmath",
-    "tests/helpers_torch.py": "torch",
+    "lib/helpers_torch.py": "torch",
 }
 
 

@@ -232,8 +232,8 @@
       return summary;
     };
     Search.posencPatched = true;
-    Search.posencOriginalHtmlToText = original; // for tests/browser: what Sphinx would show
-    Search.posencExcerpt = excerpt; // for tests/browser
+    Search.posencOriginalHtmlToText = original; // for tests/book/browser: what Sphinx would show
+    Search.posencExcerpt = excerpt; // for tests/book/browser
   };
   patchSearch();
   ready(patchSearch);

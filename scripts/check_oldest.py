@@ -49,19 +49,19 @@ TEST_TOOLS = [
     "nbformat",
     "nbclient",
     "ipykernel",
-    "markdown-it-py",  # scripts/make_colab.py, which tests/test_colab.py imports
+    "markdown-it-py",  # scripts/make_colab.py, which tests/book/test_colab.py imports
     "mdit-py-plugins",
     "pybtex",  # make_colab.py's references
-    "sphinx",  # _ext/colab_launch.py, which tests/test_colab.py imports
+    "sphinx",  # _ext/colab_launch.py, which tests/book/test_colab.py imports
 ]
 WITH_TORCH = ["torch==2.13.0", "sympy==1.13.3"]  # torch 2.13.0 requires sympy>=1.13.3
 COMMON = ["-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile", "-rfEs"]
 PYTEST = [
     *COMMON,
     "tests",
-    "--ignore=tests/book_checks",
-    "--ignore=tests/browser",
-    "--ignore=tests/build_faults",
+    "--ignore=tests/book/built",
+    "--ignore=tests/book/browser",
+    "--ignore=tests/tooling/build_faults",
 ]
 NBVAL = [*COMMON, "--nbval", "--nbval-current-env", "notebooks"]
 
@@ -171,7 +171,7 @@ def _check(work: Path, started: float, pytest_args: list[str], *, keep: bool) ->
                 # and doctests import the copy's posenc_lib (pytest puts the folder of the
                 # rootdir's conftest.py on sys.path), the chapters the installed one (their
                 # kernels run in notebooks/). No MPLBACKEND: kernels show figures inline, as in
-                # the book (tests/test_figure_style.py runs one).
+                # the book (tests/book/test_figure_style.py runs one).
                 fe.say(f"{run_name}: {suite}")
                 done = subprocess.run(
                     [str(python), "-P", "-m", "pytest", *arguments, *pytest_args],

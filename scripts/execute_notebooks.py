@@ -29,7 +29,7 @@ changed:
   unchanged chapter would change a byte.
 
 ``--normalize-only`` applies the last four without executing (execution counts are left as
-they are: only a run in order can renumber them). ``tests/test_notebook_hygiene.py`` checks
+they are: only a run in order can renumber them). ``tests/book/test_notebook_hygiene.py`` checks
 every notebook for exactly these properties.
 
 Every path is checked before the first notebook runs (a usage error, exit status 2, names a

@@ -19,7 +19,7 @@ source of truth:
 The **main line** of a chapter is what a reader sees without opening a fold: every cell except
 check cells, cells removed or hidden from the book, the exercise solutions and the
 "Going further" section (from its ``##`` heading to the next ``##`` heading). Its budgets
-(book-design §5) are measured here and asserted by ``tests/test_lesson_layout.py``; the number
+(book-design §5) are measured here and asserted by ``tests/book/test_lesson_layout.py``; the number
 of phone screens is measured in the built book by the browser check.
 """
 

@@ -31,7 +31,7 @@ myst-parser itself uses) and writes the same content with CommonMark and MathJax
 Outputs are cleared (see README, "Colab edition"). Numbers are the book's: ``Book`` numbers
 equations, figures, exercises and each kind of theorem per chapter in the order Sphinx does
 (``numfig_secnum_depth: 1``; pages outside the numbered part share one counter), and
-``tests/book_checks/test_colab_numbers.py`` compares them with the built HTML.
+``tests/book/built/test_colab_numbers.py`` compares them with the built HTML.
 
 Usage::
 

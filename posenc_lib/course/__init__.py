@@ -18,7 +18,7 @@ readable first: plain argument checks where a learner could pass something wrong
 tests, and the chapters as its main test.
 
 The layers: ``posenc_lib.course`` may import the library; the library never imports
-``posenc_lib.course`` (``tests/test_package.py`` checks it). Nothing is imported here: import a
+``posenc_lib.course`` (``tests/lib/test_package.py`` checks it). Nothing is imported here: import a
 module by name (``from posenc_lib.course import hessian as hs``).
 """
 

@@ -47,7 +47,7 @@ COLORS = (
 #: book's column on a desktop (784 px) and which a phone's column (about 342 px)
 #: shows at 0.73x. The smallest text, 10 pt (tick labels, legends), is then 12.5 px
 #: on a desktop and 9.1 px on a phone: at or above the 9 px that the browser check
-#: (``tests/browser``) requires. A wider ``figsize`` shrinks all text on a phone in
+#: (``tests/book/browser``) requires. A wider ``figsize`` shrinks all text on a phone in
 #: proportion.
 STYLE = {
     "figure.figsize": (5.2, 3.2),

@@ -1,6 +1,6 @@
 /* posenc_lib.course explorers: the formulas of posenc_lib in float64 JavaScript, the controls
    and the charts (uPlot). Inlined once into every explorer's output by
-   posenc_lib/course/explorers.py; tests/browser/test_explorers.py compares every value an
+   posenc_lib/course/explorers.py; tests/book/browser/test_explorers.py compares every value an
    explorer shows (element.__explorer.values()) with posenc_lib. */
 (function () {
   "use strict";
