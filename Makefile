@@ -74,7 +74,7 @@ $(MATHJAX): package.json package-lock.json Makefile
 
 # uPlot (npm, MIT) for the explorers of posenc_lib.course: its minified IIFE build, CSS and licence
 # are copied into the package data, and committed, since Colab installs the package from git
-# (tests/lib/test_explorers.py checks the copies against node_modules when it is there).
+# (tests/course/test_explorers.py checks the copies against node_modules when it is there).
 UPLOT_ASSETS := posenc_lib/course/assets
 UPLOT_FILES := $(UPLOT_ASSETS)/uPlot.iife.min.js $(UPLOT_ASSETS)/uPlot.min.css $(UPLOT_ASSETS)/uPlot.LICENSE
 

@@ -2,6 +2,7 @@
 # Issue 26: group tests/ by what they test, as one commit that can be replayed on another branch.
 #
 #   tests/lib/      the library (posenc_lib): unit, property, convention and fuzz tests, helpers
+#                   (the course subpackage's tests were moved on to tests/course/ afterwards)
 #   tests/book/     the book: pages and their claims, notebooks' hygiene and layout, Colab,
 #                   configuration; chapters/ (controls), built/ (the built book), browser/
 #   tests/tooling/  scripts, command lines, benchmarks, release, workflows; build_faults/
