@@ -155,6 +155,43 @@ def check_kernel(v: dict) -> None:
     close("oscillatory", v["kernel_oscillatory"], decay.kernel_oscillatory(x, base=b))
     close("delta_star", v["delta_star"], math.pi * d / math.log(b))
     close("boundaries", v["boundaries"], [1.0, b])
+    ranges, expected = v["form_ranges"], form_ranges(x, b, v["form_tolerance"])
+    assert v["form_tolerance"] == 0.01  # Fig. 5.1's
+    assert set(ranges) == set(expected)
+    for name, want in expected.items():
+        got = ranges[name]
+        assert (got is None) == (want is None), f"{name}: js {got}, numpy {want}"
+        if want is not None:
+            close(f"{name} range", got, want)
+
+
+def _runs(ok: np.ndarray) -> list[tuple[int, int]]:
+    """The maximal runs of True in ``ok``: (first, last) index pairs."""
+    edges = np.diff(np.concatenate(([0], ok.astype(int), [0])))
+    return list(
+        zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1, strict=True)
+    )
+
+
+def form_ranges(x: np.ndarray, b: float, tol: float) -> dict:
+    """Where each regime form of posenc_lib.decay is within ``tol`` of the integral on the
+    points ``x``: the run from the first point (quadratic), the longest run inside
+    1 < Delta < b (logarithmic), the run up to the last point (1/Delta); None where empty."""
+    integral = pe.kernel_integral(x, base=b)
+    out = {}
+    for name, form, inside in (
+        ("taylor", decay.kernel_taylor, np.ones(x.size, bool)),
+        ("log", decay.kernel_log, (x > 1) & (x < b)),
+        ("oscillatory", decay.kernel_oscillatory, np.ones(x.size, bool)),
+    ):
+        runs = _runs(inside & (np.abs(form(x, base=b) - integral) <= tol))
+        if name == "taylor":
+            runs = [r for r in runs if r[0] == 0]
+        elif name == "oscillatory":
+            runs = [r for r in runs if r[1] == x.size - 1]
+        run = max(runs, key=lambda r: r[1] - r[0], default=None)
+        out[name] = None if run is None else [x[run[0]], x[run[1]]]
+    return out
 
 
 def check_rotary(v: dict) -> None:
@@ -263,6 +300,31 @@ def test_the_chapter_5_question(page) -> None:
     text = page.inner_text(".pe-x[data-kind=kernel] .pe-x-readout")
     assert "Δ* = πd / ln b = 21.83" in text, text
     assert f"{math.pi * 64 / math.log(1e4):.2f}" == "21.83"
+
+
+def test_form_ranges_agree_with_the_chapter(page) -> None:
+    """At d = 512, b = 1e4 the forms are drawn where chapter 5 measured them within 0.01 on a
+    finer grid (its takeaways: quadratic up to 1.75, logarithmic from 8.6 to 0.61 b, 1/Delta
+    from 1.78 b), to one step of the chart's grid."""
+    v = drive(page, "kernel", dim=512, base=1e4, window=1e6)
+    step = v["delta"][1] / v["delta"][0]
+    r = v["form_ranges"]
+    assert 1.75 / step <= r["taylor"][1] <= 1.75 * step, r
+    assert 8.6 / step <= r["log"][0] <= 8.6 * step, r
+    assert 0.61e4 / step <= r["log"][1] <= 0.61e4 * step, r
+    assert 1.78e4 / step <= r["oscillatory"][0] <= 1.78e4 * step, r
+
+
+def test_readout_fits_the_settings(page) -> None:
+    """b = 1.0001: no logarithmic range, Delta* (2.0e6) named as beyond the chart."""
+    v = drive(page, "kernel", dim=64, base=1.0001, window=1e6)
+    text = page.inner_text(".pe-x[data-kind=kernel] .pe-x-readout")
+    assert v["form_ranges"]["log"] is None
+    assert "no logarithmic range" in text, text
+    assert v["delta_star"] > 1e6 and "beyond this chart" in text, text
+    drive(page, "kernel", dim=64, base=1e4, window=1e6)
+    text = page.inner_text(".pe-x[data-kind=kernel] .pe-x-readout")
+    assert "no logarithmic range" not in text and "beyond this chart" not in text, text
 
 
 def test_keyboard_and_labels(page) -> None:
