@@ -354,6 +354,86 @@ def test_touch(browser, tmp_path: Path) -> None:
         p.context.close()
 
 
+def _swipe(page, selector: str, dx: float, dy: float) -> None:
+    """A finger put down at 30 % of the element's width, moved by (dx, dy) in 15 steps."""
+    box = page.locator(selector).bounding_box()
+    x, y = box["x"] + box["width"] * 0.3, box["y"] + box["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+    touch = "Input.dispatchTouchEvent"
+    cdp.send(touch, {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for k in range(1, 16):
+        at = {"x": x + dx * k / 15, "y": y + dy * k / 15}
+        cdp.send(touch, {"type": "touchMove", "touchPoints": [at]})
+    cdp.send(touch, {"type": "touchEnd", "touchPoints": []})
+    page.wait_for_timeout(300)
+
+
+def _phone(browser, tmp_path: Path, name: str, script: str | None = None):
+    html = _page_html(script)
+    return _open(
+        browser, tmp_path, name, html, width=390, has_touch=True, is_mobile=True
+    )
+
+
+SWIPE_GUARD = '"pointercancel"'
+
+
+def test_a_vertical_swipe_on_a_slider_scrolls_and_keeps_the_value(
+    browser, tmp_path: Path
+) -> None:
+    """Starting on a slider, an upward swipe scrolls the page and leaves b alone; a sideways
+    drag moves b. A copy of the script without the swipe guard must fail."""
+    slider = ".pe-x[data-kind=kernel] input[name=base]"
+    script = X._asset("explorers.js")
+    assert script.count(SWIPE_GUARD) == 1
+    for name, guarded in (("swipe.html", True), ("noguard.html", False)):
+        code = script if guarded else script.replace(SWIPE_GUARD, '"no-such-event"')
+        p = _phone(browser, tmp_path, name, code)
+        try:
+            p.locator(slider).scroll_into_view_if_needed()
+            p.evaluate("window.scrollBy(0, 100)")
+            before, top = values(p, "kernel")["base"], p.evaluate("scrollY")
+            _swipe(p, slider, 6, -180)
+            kept = values(p, "kernel")["base"] == before
+            assert p.evaluate("scrollY") > top + 50  # the page scrolled
+            assert kept is guarded, (
+                f"{name}: b {before} -> {values(p, 'kernel')['base']}"
+            )
+            if guarded:
+                _swipe(p, slider, 100, 0)
+                assert values(p, "kernel")["base"] != before
+        finally:
+            p.context.close()
+
+
+def test_step_buttons(page) -> None:
+    """- and + move a slider one value: chapter 2's position m is reachable exactly."""
+    drive(page, "encoding", position=0)
+    root = ".pe-x[data-kind=encoding]"
+    plus = page.locator(f"{root} button[aria-label='increase position m']")
+    minus = page.locator(f"{root} button[aria-label='decrease position m']")
+    minus.click()
+    assert values(page, "encoding")["position"] == 0  # no step below the first value
+    for _ in range(3):
+        plus.click()
+    assert values(page, "encoding")["position"] == 3
+    minus.click()
+    assert values(page, "encoding")["position"] == 2
+
+
+def test_hover_shows_the_values_under_the_cursor(page) -> None:
+    drive(page, "kernel", dim=64, base=1e4, window=1e6)
+    over = page.locator(".pe-x[data-kind=kernel] .u-over")
+    over.scroll_into_view_if_needed()
+    box = over.bounding_box()
+    legend = ".pe-x[data-kind=kernel] .u-legend .u-value"
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    shown = page.locator(legend).all_inner_texts()
+    x = float(shown[0])  # the offset under the cursor: the middle decade of 0.01 .. 1e6
+    assert 10 < x < 1000, shown
+    assert all(t.strip() not in ("", "–", "--") for t in shown[1:3]), shown
+
+
 def test_update_time_at_d_4096_with_4x_throttling(page) -> None:
     drive(page, "encoding", dim=4096)
     drive(page, "kernel", dim=4096, window=1e6)

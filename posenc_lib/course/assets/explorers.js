@@ -220,6 +220,23 @@
     }
     input.id = id;
     input.name = spec.name;
+    if (!spec.options) {
+      // A finger put on the slider sets its value at once; if the finger then moves up or
+      // down, the browser scrolls the page (touch-action: pan-y) and cancels the pointer:
+      // the swipe was a scroll, so the value goes back to what it was before the touch.
+      var before = null;
+      input.addEventListener("pointerdown", function (e) {
+        before = e.pointerType === "mouse" ? null : input.value;
+      });
+      input.addEventListener("pointerup", function () { before = null; });
+      input.addEventListener("pointercancel", function () {
+        if (before !== null && before !== input.value) {
+          input.value = before;
+          input.dispatchEvent(new Event("input"));
+        }
+        before = null;
+      });
+    }
     var read = function () {
       return spec.options ? input.value : spec.values[Number(input.value)];
     };
@@ -325,12 +342,16 @@
     ctx.strokeStyle = col.fg; ctx.lineWidth = px;
     var top = u.bbox.top, left = u.bbox.left, h = u.bbox.height, w = u.bbox.width;
     var pad = 3 * px, rowH = 14 * px, rows = []; // rows[r]: the [from, to] spans taken
-    var label = function (text, x0, y) { // text on the background, so no line cuts it
-      var tw = ctx.measureText(text).width;
-      ctx.fillStyle = col.bg;
-      ctx.fillRect(x0 - px, y - 10 * px, tw + 2 * px, 13 * px);
+    var label = function (text, x0, y) { // a halo of the background: no line cuts the text
+      ctx.setLineDash([]);
+      ctx.lineJoin = "round";
+      ctx.lineWidth = 3 * px;
+      ctx.strokeStyle = col.bg;
+      ctx.strokeText(text, x0, y);
       ctx.fillStyle = col.fg;
       ctx.fillText(text, x0, y);
+      ctx.lineWidth = px;
+      ctx.strokeStyle = col.fg;
     };
     var place = function (from, to) { // the first row where [from, to] meets no other label
       for (var r = 0; ; r++) {
