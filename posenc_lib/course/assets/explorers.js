@@ -575,7 +575,13 @@
       parts.readout.textContent =
         "θ_i = " + showBase(b) + "^(−2i/" + d + "): pair " + pair + " has θ = " +
         fmt(th[pair]) + " rad/token, wavelength " + fmt((2 * Math.PI) / th[pair]) +
-        " tokens; ⟨p_m, p_m⟩ = d/2 = " + d / 2 + ".";
+        " tokens; ⟨p_m, p_m⟩ = d/2 = " + d / 2 + "." +
+        // b near 1: every pair turns by nearly 1 rad per token, and the waves lie on one another
+        ((L - 1) * Math.abs(th[pairs[0]] - th[pairs[2]]) < 0.05
+          ? " The three waves coincide on this chart (one line shows): at b = " + showBase(b) +
+            " every θ_i is within " + fmt(Math.abs(th[pairs[0]] - th[pairs[2]]), 2) +
+            " rad/token of the others."
+          : "");
     }
     function drawHeat() {
       if (!current) return;
@@ -693,8 +699,8 @@
       };
       chart.setData([Array.from(xs), Array.from(sum), Array.from(integral),
         only(taylor, ranges.taylor), only(logf, ranges.log), only(osc, ranges.oscillatory)]);
-      var where = star > hi ? " (beyond this chart: raise the largest offset Δ)"
-        : star < xs[0] ? " (below this chart)" : "";
+      var where = star > hi ? " (beyond this chart, which ends at Δ = " + showBase(hi) + ")"
+        : star < xs[0] ? " (below this chart, which starts at Δ = " + xs[0] + ")" : "";
       var span = function (r, name) {
         if (r === null) return "no " + name + " range on this chart";
         if (r[0] === xs[0]) return name + " up to Δ ≈ " + fmt(r[1], 2);
