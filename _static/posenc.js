@@ -127,29 +127,49 @@
     );
   };
 
-  const markAll = () => {
-    document.querySelectorAll(SCROLLERS).forEach((box) => {
-      if (!box.dataset.posencWatched) {
-        box.dataset.posencWatched = "1";
-        box.addEventListener("scroll", () => markScroll(box), { passive: true });
-      }
-      markScroll(box);
-    });
-  };
-
+  // Re-measure a box whenever it or its content changes size: MathJax's boxes take their final
+  // width only once its fonts have loaded, after its typesetting promise has resolved, so a box
+  // measured then may look wider than it is (a faded one-letter formula).
   let pending = null;
   const markSoon = () => {
     clearTimeout(pending);
     pending = setTimeout(markAll, 150);
   };
+  const resized = window.ResizeObserver ? new ResizeObserver(markSoon) : null;
+
+  function markAll() {
+    document.querySelectorAll(SCROLLERS).forEach((box) => {
+      if (!box.dataset.posencWatched) {
+        box.dataset.posencWatched = "1";
+        box.addEventListener("scroll", () => markScroll(box), { passive: true });
+        if (resized) {
+          resized.observe(box);
+          if (box.firstElementChild) resized.observe(box.firstElementChild);
+        }
+      }
+      markScroll(box);
+    });
+  }
+
+  // After the next frame has been laid out.
+  const markAfterLayout = () =>
+    requestAnimationFrame(() => requestAnimationFrame(markAll));
 
   ready(() => {
     markAll();
     window.addEventListener("resize", markSoon);
-    // MathJax replaces the TeX with its boxes after load: mark again once it has typeset.
+    window.addEventListener("load", markAfterLayout);
+    // MathJax replaces the TeX with its boxes after load, and its fonts arrive after that: mark
+    // again once it has typeset and once every font asked for has loaded.
+    const fonts = document.fonts;
+    const settle = () => {
+      markAfterLayout();
+      if (fonts) fonts.ready.then(markAfterLayout);
+    };
     const mathjax = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
-    if (mathjax) mathjax.then(markAll);
-    else window.addEventListener("load", markAll);
+    if (mathjax) mathjax.then(settle);
+    else window.addEventListener("load", settle);
+    if (fonts) fonts.addEventListener("loadingdone", markSoon);
   });
 
   // ---- 3. Search excerpts: the sentence with the match, without raw TeX or page buttons -------

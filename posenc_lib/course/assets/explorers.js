@@ -220,6 +220,23 @@
     }
     input.id = id;
     input.name = spec.name;
+    if (!spec.options) {
+      // A finger put on the slider sets its value at once; if the finger then moves up or
+      // down, the browser scrolls the page (touch-action: pan-y) and cancels the pointer:
+      // the swipe was a scroll, so the value goes back to what it was before the touch.
+      var before = null;
+      input.addEventListener("pointerdown", function (e) {
+        before = e.pointerType === "mouse" ? null : input.value;
+      });
+      input.addEventListener("pointerup", function () { before = null; });
+      input.addEventListener("pointercancel", function () {
+        if (before !== null && before !== input.value) {
+          input.value = before;
+          input.dispatchEvent(new Event("input"));
+        }
+        before = null;
+      });
+    }
     var read = function () {
       return spec.options ? input.value : spec.values[Number(input.value)];
     };
@@ -234,7 +251,26 @@
     });
     show();
     row.appendChild(label);
-    row.appendChild(input);
+    if (spec.options) row.appendChild(input);
+    else { // − and + buttons beside the slider: one step each, precise under a finger
+      var step = function (by, text, name) {
+        var button = el("button", "pe-x-step", text);
+        button.type = "button";
+        button.setAttribute("aria-label", name + " " + spec.label);
+        button.addEventListener("click", function () {
+          var k = Number(input.value) + by;
+          if (k < 0 || k > spec.values.length - 1) return;
+          input.value = k;
+          input.dispatchEvent(new Event("input"));
+        });
+        return button;
+      };
+      var group = el("div", "pe-x-slider");
+      group.appendChild(step(-1, "−", "decrease"));
+      group.appendChild(input);
+      group.appendChild(step(1, "+", "increase"));
+      row.appendChild(group);
+    }
     row.appendChild(out);
     box.appendChild(row);
     return { input: input, read: read, show: show, spec: spec };
@@ -243,6 +279,7 @@
     var cs = getComputedStyle(root), get = function (n) { return cs.getPropertyValue(n).trim(); };
     return {
       fg: get("--pe-x-fg"), grid: get("--pe-x-grid"), bg: get("--pe-x-bg"),
+      grey: get("--pe-x-grey"),
       c: [get("--pe-x-c1"), get("--pe-x-c2"), get("--pe-x-c3"), get("--pe-x-c4"),
         get("--pe-x-c5")],
     };
@@ -261,14 +298,17 @@
         grid: { stroke: col.grid, width: 1 }, ticks: { stroke: col.grid, width: 1 } };
     };
     var series = [{ label: spec.xname || spec.xlabel }].concat(spec.series.map(function (s) {
-      return { label: s.label, stroke: col.c[s.color || 0], width: s.width || 1.5,
-        dash: s.dash, points: { show: false }, spanGaps: false };
+      return { label: s.label, stroke: s.color === "grey" ? col.grey : col.c[s.color || 0],
+        width: s.width || 1.5, dash: s.dash, points: { show: false }, spanGaps: false,
+        value: function (u, v) { return v == null ? "–" : fmt(v, 3); } };
     }));
+    // The legend shows the values under the cursor (none away from the chart).
+    series[0].value = function (u, v) { return v == null ? "–" : fmt(v, 4); };
     var opts = {
       width: Math.max(200, this.host.clientWidth || 320),
       height: spec.height || 220,
       padding: [null, 28, null, null], // room for the last tick label of the x axis
-      legend: { live: false },
+      legend: { live: true },
       cursor: { drag: { x: false, y: false }, points: { show: false } },
       scales: {
         x: { time: false, distr: spec.xlog ? 3 : 1 },
@@ -297,23 +337,69 @@
     var ctx = u.ctx, px = window.devicePixelRatio || 1;
     ctx.save();
     ctx.font = 11 * px + "px system-ui, sans-serif";
-    ctx.fillStyle = col.fg; ctx.strokeStyle = col.fg; ctx.lineWidth = px;
-    ctx.setLineDash([4 * px, 3 * px]);
+    ctx.textAlign = "left"; // uPlot leaves the y axis' "right" (or the x axis' "center") set
+    ctx.textBaseline = "alphabetic";
+    ctx.strokeStyle = col.fg; ctx.lineWidth = px;
     var top = u.bbox.top, left = u.bbox.left, h = u.bbox.height, w = u.bbox.width;
-    marks.forEach(function (m, k) {
-      if (m.x !== undefined) {
-        var x = u.valToPos(m.x, "x", true);
-        if (!(x >= left && x <= left + w)) return;
-        ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + h); ctx.stroke();
-        ctx.fillText(m.label, Math.min(x + 3 * px, left + w - 40 * px),
-          top + (12 + 13 * (k % 3)) * px);
-      } else {
-        var y = u.valToPos(m.y, "y", true);
-        if (!(y >= top && y <= top + h)) return;
-        ctx.beginPath(); ctx.moveTo(left, y); ctx.lineTo(left + w, y); ctx.stroke();
-        ctx.fillText(m.label, left + 4 * px, y - 3 * px);
+    var pad = 3 * px, rowH = 14 * px, rows = []; // rows[r]: the [from, to] spans taken
+    var label = function (text, x0, y) { // a halo of the background: no line cuts the text
+      ctx.setLineDash([]);
+      ctx.lineJoin = "round";
+      ctx.lineWidth = 3 * px;
+      ctx.strokeStyle = col.bg;
+      ctx.strokeText(text, x0, y);
+      ctx.fillStyle = col.fg;
+      ctx.fillText(text, x0, y);
+      ctx.lineWidth = px;
+      ctx.strokeStyle = col.fg;
+    };
+    var place = function (from, to) { // the first row where [from, to] meets no other label
+      for (var r = 0; ; r++) {
+        rows[r] = rows[r] || [];
+        var free = rows[r].every(function (s) { return to < s[0] - pad || from > s[1] + pad; });
+        if (free || r >= 5) { rows[r].push([from, to]); return r; }
       }
+    };
+    var xs = marks.filter(function (m) { return m.x !== undefined; }).map(function (m) {
+      return { m: m, x: u.valToPos(m.x, "x", true) };
+    }).sort(function (a, b) { return a.x - b.x; });
+    xs.forEach(function (o) {
+      var x = o.x, text = o.m.label, off = !(x >= left && x <= left + w);
+      if (off) { // beyond the chart: its name and value at that edge, no line
+        text = x > left + w ? o.m.label + " = " + fmt(o.m.x, 3) + " →"
+          : "← " + o.m.label + " = " + fmt(o.m.x, 3);
+      } else {
+        ctx.setLineDash([4 * px, 3 * px]);
+        ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + h); ctx.stroke();
+        ctx.setLineDash([]);
+      }
+      var tw = ctx.measureText(text).width;
+      var x0 = x + pad; // right of its line, or left of it where the chart ends
+      if (off) x0 = x > left + w ? left + w - tw - pad : left + pad;
+      else if (x0 + tw > left + w) x0 = x - pad - tw;
+      var r = place(x0, x0 + tw);
+      label(text, x0, top + 12 * px + r * rowH);
     });
+    marks.forEach(function (m) {
+      if (m.y === undefined) return;
+      var y = u.valToPos(m.y, "y", true);
+      if (!(y >= top && y <= top + h)) return;
+      ctx.setLineDash([4 * px, 3 * px]);
+      ctx.beginPath(); ctx.moveTo(left, y); ctx.lineTo(left + w, y); ctx.stroke();
+      ctx.setLineDash([]);
+      m.place = y;
+    });
+    // y labels inside the chart at its right end, above their line, or below it where the
+    // label above would meet the previous one
+    var last = null;
+    marks.filter(function (m) { return m.place !== undefined; })
+      .sort(function (a, b) { return a.place - b.place; }).forEach(function (m) {
+        var tw = ctx.measureText(m.label).width, y = m.place - pad;
+        if (last !== null && y - 11 * px < last + pad) y = m.place + 12 * px;
+        label(m.label, left + w - tw - pad, y);
+        last = y;
+        delete m.place;
+      });
     ctx.restore();
   };
   Chart.prototype.setData = function (data) {
@@ -489,7 +575,13 @@
       parts.readout.textContent =
         "θ_i = " + showBase(b) + "^(−2i/" + d + "): pair " + pair + " has θ = " +
         fmt(th[pair]) + " rad/token, wavelength " + fmt((2 * Math.PI) / th[pair]) +
-        " tokens; ⟨p_m, p_m⟩ = d/2 = " + d / 2 + ".";
+        " tokens; ⟨p_m, p_m⟩ = d/2 = " + d / 2 + "." +
+        // b near 1: every pair turns by nearly 1 rad per token, and the waves lie on one another
+        ((L - 1) * Math.abs(th[pairs[0]] - th[pairs[2]]) < 0.05
+          ? " The three waves coincide on this chart (one line shows): at b = " + showBase(b) +
+            " every θ_i is within " + fmt(Math.abs(th[pairs[0]] - th[pairs[2]]), 2) +
+            " rad/token of the others."
+          : "");
     }
     function drawHeat() {
       if (!current) return;
@@ -531,10 +623,34 @@
 
   // ---- chapter 5: the kernel, the integral, the regime forms, Delta* ------------------------
   var WINDOWS = [10, 100, 1000, 10000, 100000, 1000000];
+  // Where a regime form is within FORM_TOL of the integral, on the chart's points xs: the run
+  // of points from the first one ("first"), up to the last one ("last"), or the longest run
+  // inside lo < Δ < hi ("longest"); [from, to] or null.
+  var FORM_TOL = 0.01;
+  function formRange(xs, form, integral, which, lo, hi) {
+    var n = xs.length, ok = function (k) {
+      return xs[k] > lo && xs[k] < hi && Math.abs(form[k] - integral[k]) <= FORM_TOL;
+    };
+    var a, z;
+    if (which === "first") {
+      for (z = 0; z < n && ok(z); z++);
+      return z === 0 ? null : [xs[0], xs[z - 1]];
+    }
+    if (which === "last") {
+      for (a = n - 1; a >= 0 && ok(a); a--);
+      return a === n - 1 ? null : [xs[a + 1], xs[n - 1]];
+    }
+    var best = null;
+    for (a = 0; a < n; a = z + 1) {
+      for (z = a; z < n && ok(z); z++);
+      if (z > a && (best === null || z - a > best[1] - best[0] + 1)) best = [a, z - 1];
+    }
+    return best === null ? null : [xs[best[0]], xs[best[1]]];
+  }
   function kernel(root, cfg) {
     var state = { dim: cfg.dim, base: cfg.base, window: cfg.window };
     var parts = frame(root, "The kernel κ(Δ), its integral and its regimes",
-      "Move d and b: where does the sum (blue) leave the integral (orange)? Δ* is printed.");
+      "Move d and b: where does the sum (grey) leave the integral (blue)? Δ* is printed.");
     var specs = [
       { name: "dim", label: "dimension d", values: DIMS },
       { name: "base", label: "base b", values: BASES, show: showBase },
@@ -543,10 +659,11 @@
     var chart = new Chart(chartBox(root, null), root, {
       xlabel: "offset Δ (log axis)", xlog: true, ylabel: "κ(Δ)", yrange: [-1, 1.05],
       height: 260,
-      series: [{ label: "sum κ", color: 0 }, { label: "integral κ̄", color: 1, width: 2 },
-        { label: "quadratic", color: 2, dash: [5, 4] },
-        { label: "logarithmic", color: 3, dash: [5, 4] },
-        { label: "1/Δ", color: 4, dash: [2, 3] }],
+      // Fig. 5.1's colours: sum grey, integral blue, quadratic pink, logarithmic orange, 1/Δ green
+      series: [{ label: "sum κ", color: "grey" }, { label: "integral κ̄", color: 0, width: 2 },
+        { label: "quadratic", color: 3, width: 2.5 },
+        { label: "logarithmic", color: 1, dash: [5, 4], width: 2.5 },
+        { label: "1/Δ", color: 2, width: 2.5 }],
       marks: function () {
         return [{ x: deltaStar(state.dim, state.base), label: "Δ*" },
           { x: 1, label: "Δ = 1" }, { x: state.base, label: "Δ = b" }];
@@ -566,19 +683,40 @@
         osc[k] = kernelOscillatory(xs[k], b);
       }
       var star = deltaStar(d, b);
+      var ranges = {
+        taylor: formRange(xs, taylor, integral, "first", 0, Infinity),
+        log: formRange(xs, logf, integral, "longest", 1, b),
+        oscillatory: formRange(xs, osc, integral, "last", 0, Infinity),
+      };
       current = { dim: d, base: b, window: hi, delta: xs, kernel: sum,
         kernel_integral: integral, kernel_taylor: taylor, kernel_log: logf,
-        kernel_oscillatory: osc, delta_star: star, boundaries: [1, b] };
-      var only = function (a, lo, hi) { // each form drawn where it applies
-        return Array.from(a, function (v, k) { return xs[k] >= lo && xs[k] <= hi ? v : null; });
+        kernel_oscillatory: osc, delta_star: star, boundaries: [1, b],
+        form_tolerance: FORM_TOL, form_ranges: ranges };
+      var only = function (a, r) { // each form drawn only where it is within FORM_TOL
+        return Array.from(a, function (v, k) {
+          return r !== null && xs[k] >= r[0] && xs[k] <= r[1] ? v : null;
+        });
       };
       chart.setData([Array.from(xs), Array.from(sum), Array.from(integral),
-        only(taylor, 0, 3), only(logf, 1, 3 * b), only(osc, b / 3, Infinity)]);
+        only(taylor, ranges.taylor), only(logf, ranges.log), only(osc, ranges.oscillatory)]);
+      var where = star > hi ? " (beyond this chart, which ends at Δ = " + showBase(hi) + ")"
+        : star < xs[0] ? " (below this chart, which starts at Δ = " + xs[0] + ")" : "";
+      var span = function (r, name) {
+        if (r === null) return "no " + name + " range on this chart";
+        if (r[0] === xs[0]) return name + " up to Δ ≈ " + fmt(r[1], 2);
+        if (r[1] === xs[n - 1]) return name + " from Δ ≈ " + fmt(r[0], 2);
+        return name + " for " + fmt(r[0], 2) + " ≲ Δ ≲ " + fmt(r[1], 2);
+      };
+      var regimes = ranges.log === null && b <= 10
+        ? "At b = " + showBase(b) + " there is no logarithmic range: 1 ≪ Δ ≪ b is empty, " +
+          "and the integral goes from its quadratic start to the 1/Δ form. "
+        : "";
       parts.readout.textContent =
-        "Δ* = πd / ln b = " + fmt(star, 4) + ": the sum follows the integral to about 2/d = " +
-        fmt(2 / d, 3) + " well below Δ* and fluctuates around it beyond. Regimes of the " +
-        "integral: quadratic for Δ ≲ 1, logarithmic for 1 ≪ Δ ≪ b = " + showBase(b) +
-        ", like 1/Δ beyond b.";
+        "Δ* = πd / ln b = " + fmt(star, 4) + where + ": the sum follows the integral to " +
+        "about 2/d = " + fmt(2 / d, 3) + " well below Δ* and fluctuates around it beyond. " +
+        regimes + "Each form is drawn where it is within " + FORM_TOL +
+        " of the integral (as in Fig. 5.1): " + span(ranges.taylor, "quadratic") + ", " +
+        span(ranges.log, "logarithmic") + ", " + span(ranges.oscillatory, "1/Δ") + ".";
     }
     var controls = setup(root, specs, state, function () { ex.update(); });
     var ex = api(root, state, controls, update, function () { return current; });

@@ -56,6 +56,9 @@ dark colour scheme; the book follows the reader's scheme), and also fails on:
 ``scroll-affordance``
     a box that scrolls sideways with content hidden at its right and nothing showing it (the
     book fades the hidden side: ``_static/posenc.css``);
+``stray-fade``
+    a box whose side is faded out although nothing in it is hidden (it fits): the fade hides
+    the end of what it shows, a whole one-letter formula;
 ``equation-number``
     an equation number drawn over its equation;
 ``nav-menu`` / ``nav-contents``
@@ -155,6 +158,7 @@ KINDS = (
     "missing-colab-link",
     "overflow",
     "scroll-affordance",
+    "stray-fade",
     "equation-number",
     "nav-menu",
     "nav-contents",

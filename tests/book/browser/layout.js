@@ -4,7 +4,7 @@
 // and the display equations: [{where, numbered, width, box}] (width: the formula's ink; box:
 // the width it is shown in; wider means the reader scrolls sideways to read it).
 //
-// Kinds: "overflow", "equation-number", "scroll-affordance", "sidebar-title", "top-bar",
+// Kinds: "overflow", "equation-number", "scroll-affordance", "stray-fade", "sidebar-title", "top-bar",
 // "figure-caption", "figure-alt", "heading-break". The navigation checks need real taps and are driven from
 // Python, as are the rules on how many equations may scroll ("equation-width") and on the
 // figures' proportions and text ("figure-shape", "figure-text").
@@ -121,6 +121,19 @@ async (options) => {
       add(
         "scroll-affordance",
         `${where(node)} scrolls (${node.scrollWidth} px in ${node.clientWidth} px) with nothing showing that it does`,
+      );
+    }
+  }
+
+  // ---- ... and no fade on a box that fits: it would hide the end of what it shows -----------
+  // (a one-letter inline formula faded to nothing when the fade was set before MathJax's fonts
+  // had loaded and never cleared).
+  for (const node of article.querySelectorAll("*")) {
+    const mask = style(node).maskImage || style(node).webkitMaskImage || "none";
+    if (mask !== "none" && shown(node) && node.scrollWidth <= node.clientWidth + overhang) {
+      add(
+        "stray-fade",
+        `${where(node)} fits (${node.scrollWidth} px in ${node.clientWidth} px) but its side is faded out`,
       );
     }
   }

@@ -39,6 +39,7 @@ EXPECTED = {
     "book/overflow_table.html": "overflow",
     "book/overflow_code.html": "overflow",
     "book/scroll_affordance.html": "scroll-affordance",
+    "book/stray_fade.html": "stray-fade",
     "book/equation_number.html": "equation-number",
     "book/equation_width.html": "equation-width",
     "book/equation_share.html": "equation-width",

@@ -155,6 +155,43 @@ def check_kernel(v: dict) -> None:
     close("oscillatory", v["kernel_oscillatory"], decay.kernel_oscillatory(x, base=b))
     close("delta_star", v["delta_star"], math.pi * d / math.log(b))
     close("boundaries", v["boundaries"], [1.0, b])
+    ranges, expected = v["form_ranges"], form_ranges(x, b, v["form_tolerance"])
+    assert v["form_tolerance"] == 0.01  # Fig. 5.1's
+    assert set(ranges) == set(expected)
+    for name, want in expected.items():
+        got = ranges[name]
+        assert (got is None) == (want is None), f"{name}: js {got}, numpy {want}"
+        if want is not None:
+            close(f"{name} range", got, want)
+
+
+def _runs(ok: np.ndarray) -> list[tuple[int, int]]:
+    """The maximal runs of True in ``ok``: (first, last) index pairs."""
+    edges = np.diff(np.concatenate(([0], ok.astype(int), [0])))
+    return list(
+        zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1, strict=True)
+    )
+
+
+def form_ranges(x: np.ndarray, b: float, tol: float) -> dict:
+    """Where each regime form of posenc_lib.decay is within ``tol`` of the integral on the
+    points ``x``: the run from the first point (quadratic), the longest run inside
+    1 < Delta < b (logarithmic), the run up to the last point (1/Delta); None where empty."""
+    integral = pe.kernel_integral(x, base=b)
+    out = {}
+    for name, form, inside in (
+        ("taylor", decay.kernel_taylor, np.ones(x.size, bool)),
+        ("log", decay.kernel_log, (x > 1) & (x < b)),
+        ("oscillatory", decay.kernel_oscillatory, np.ones(x.size, bool)),
+    ):
+        runs = _runs(inside & (np.abs(form(x, base=b) - integral) <= tol))
+        if name == "taylor":
+            runs = [r for r in runs if r[0] == 0]
+        elif name == "oscillatory":
+            runs = [r for r in runs if r[1] == x.size - 1]
+        run = max(runs, key=lambda r: r[1] - r[0], default=None)
+        out[name] = None if run is None else [x[run[0]], x[run[1]]]
+    return out
 
 
 def check_rotary(v: dict) -> None:
@@ -265,6 +302,31 @@ def test_the_chapter_5_question(page) -> None:
     assert f"{math.pi * 64 / math.log(1e4):.2f}" == "21.83"
 
 
+def test_form_ranges_agree_with_the_chapter(page) -> None:
+    """At d = 512, b = 1e4 the forms are drawn where chapter 5 measured them within 0.01 on a
+    finer grid (its takeaways: quadratic up to 1.75, logarithmic from 8.6 to 0.61 b, 1/Delta
+    from 1.78 b), to one step of the chart's grid."""
+    v = drive(page, "kernel", dim=512, base=1e4, window=1e6)
+    step = v["delta"][1] / v["delta"][0]
+    r = v["form_ranges"]
+    assert 1.75 / step <= r["taylor"][1] <= 1.75 * step, r
+    assert 8.6 / step <= r["log"][0] <= 8.6 * step, r
+    assert 0.61e4 / step <= r["log"][1] <= 0.61e4 * step, r
+    assert 1.78e4 / step <= r["oscillatory"][0] <= 1.78e4 * step, r
+
+
+def test_readout_fits_the_settings(page) -> None:
+    """b = 1.0001: no logarithmic range, Delta* (2.0e6) named as beyond the chart."""
+    v = drive(page, "kernel", dim=64, base=1.0001, window=1e6)
+    text = page.inner_text(".pe-x[data-kind=kernel] .pe-x-readout")
+    assert v["form_ranges"]["log"] is None
+    assert "no logarithmic range" in text, text
+    assert v["delta_star"] > 1e6 and "beyond this chart" in text, text
+    drive(page, "kernel", dim=64, base=1e4, window=1e6)
+    text = page.inner_text(".pe-x[data-kind=kernel] .pe-x-readout")
+    assert "no logarithmic range" not in text and "beyond this chart" not in text, text
+
+
 def test_keyboard_and_labels(page) -> None:
     drive(page, "kernel", dim=64)
     slider = page.locator(".pe-x[data-kind=kernel] input[name=dim]")
@@ -290,6 +352,86 @@ def test_touch(browser, tmp_path: Path) -> None:
         assert values(p, "rotary")["dim"] == 4096
     finally:
         p.context.close()
+
+
+def _swipe(page, selector: str, dx: float, dy: float) -> None:
+    """A finger put down at 30 % of the element's width, moved by (dx, dy) in 15 steps."""
+    box = page.locator(selector).bounding_box()
+    x, y = box["x"] + box["width"] * 0.3, box["y"] + box["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+    touch = "Input.dispatchTouchEvent"
+    cdp.send(touch, {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for k in range(1, 16):
+        at = {"x": x + dx * k / 15, "y": y + dy * k / 15}
+        cdp.send(touch, {"type": "touchMove", "touchPoints": [at]})
+    cdp.send(touch, {"type": "touchEnd", "touchPoints": []})
+    page.wait_for_timeout(300)
+
+
+def _phone(browser, tmp_path: Path, name: str, script: str | None = None):
+    html = _page_html(script)
+    return _open(
+        browser, tmp_path, name, html, width=390, has_touch=True, is_mobile=True
+    )
+
+
+SWIPE_GUARD = '"pointercancel"'
+
+
+def test_a_vertical_swipe_on_a_slider_scrolls_and_keeps_the_value(
+    browser, tmp_path: Path
+) -> None:
+    """Starting on a slider, an upward swipe scrolls the page and leaves b alone; a sideways
+    drag moves b. A copy of the script without the swipe guard must fail."""
+    slider = ".pe-x[data-kind=kernel] input[name=base]"
+    script = X._asset("explorers.js")
+    assert script.count(SWIPE_GUARD) == 1
+    for name, guarded in (("swipe.html", True), ("noguard.html", False)):
+        code = script if guarded else script.replace(SWIPE_GUARD, '"no-such-event"')
+        p = _phone(browser, tmp_path, name, code)
+        try:
+            p.locator(slider).scroll_into_view_if_needed()
+            p.evaluate("window.scrollBy(0, 100)")
+            before, top = values(p, "kernel")["base"], p.evaluate("scrollY")
+            _swipe(p, slider, 6, -180)
+            kept = values(p, "kernel")["base"] == before
+            assert p.evaluate("scrollY") > top + 50  # the page scrolled
+            assert kept is guarded, (
+                f"{name}: b {before} -> {values(p, 'kernel')['base']}"
+            )
+            if guarded:
+                _swipe(p, slider, 100, 0)
+                assert values(p, "kernel")["base"] != before
+        finally:
+            p.context.close()
+
+
+def test_step_buttons(page) -> None:
+    """- and + move a slider one value: chapter 2's position m is reachable exactly."""
+    drive(page, "encoding", position=0)
+    root = ".pe-x[data-kind=encoding]"
+    plus = page.locator(f"{root} button[aria-label='increase position m']")
+    minus = page.locator(f"{root} button[aria-label='decrease position m']")
+    minus.click()
+    assert values(page, "encoding")["position"] == 0  # no step below the first value
+    for _ in range(3):
+        plus.click()
+    assert values(page, "encoding")["position"] == 3
+    minus.click()
+    assert values(page, "encoding")["position"] == 2
+
+
+def test_hover_shows_the_values_under_the_cursor(page) -> None:
+    drive(page, "kernel", dim=64, base=1e4, window=1e6)
+    over = page.locator(".pe-x[data-kind=kernel] .u-over")
+    over.scroll_into_view_if_needed()
+    box = over.bounding_box()
+    legend = ".pe-x[data-kind=kernel] .u-legend .u-value"
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    shown = page.locator(legend).all_inner_texts()
+    x = float(shown[0])  # the offset under the cursor: the middle decade of 0.01 .. 1e6
+    assert 10 < x < 1000, shown
+    assert all(t.strip() not in ("", "–", "--") for t in shown[1:3]), shown
 
 
 def test_update_time_at_d_4096_with_4x_throttling(page) -> None:
