@@ -156,8 +156,6 @@ def test_counts_are_capped():
         nn.ALiBi(2).bias(2**20, 2**20)
     with pytest.raises(ValueError, match=r"^length x dim\b"):
         nn.SinusoidalPositionalEncoding(8).encoding(2**40)
-    with pytest.raises(ValueError, match=r"^batch_size x length\b"):
-        experiments.make_batch("offset", 2**40, 4, np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"^n_samples\b"):
         dominance.rotated_diagonal_shares(np.eye(4), 10**7, np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"^length\b"):
@@ -239,9 +237,6 @@ def test_wrong_types_name_the_argument():
         attention("x")
     with pytest.raises(TypeError, match=r"^config\b"):
         experiments.train("offset")
-    config = experiments.Config(dim=8, n_heads=2, steps=1)
-    with pytest.raises(TypeError, match=r"^model\b"):
-        experiments.evaluate("model", config, 4)
     with pytest.raises(TypeError, match=r"^dim\b"):
         tr.Block("x", 2, nn.NoPositionalEncoding(), causal=True, mlp_ratio=2)
     rotary = nn.RotaryEmbedding(8)
@@ -304,25 +299,6 @@ def test_positions_beyond_float64_resolution_are_refused():
     assert not np.array_equal(rows[0], rows[1])
     # token positions (check_token_positions) stay exact integers beyond 2**53 by design
     assert naive._check_token_positions(np.array([2**60]))[0] == 2**60
-
-
-def test_sequences_and_results_of_the_experiment_runner():
-    pytest.importorskip("torch")
-    from posenc_lib.course import experiments
-
-    config = experiments.Config()
-    with pytest.raises(TypeError, match=r"^tasks\b"):
-        experiments.expand_grid(config, tasks="offset")
-    with pytest.raises(ValueError, match=r"^schemes\[1\]"):
-        experiments.expand_grid(config, schemes=("none", "sine"))
-    with pytest.raises(ValueError, match=r"^sinusoidal_bases\[0\]"):
-        experiments.expand_grid(config, sinusoidal_bases=(1.0,))
-    with pytest.raises(TypeError, match=r"^k\b"):
-        experiments.expand_grid(config, k=3)
-    with pytest.raises(TypeError, match=r"^results\[0\]"):
-        experiments.summarize([{"label": "x"}])
-    with pytest.raises(TypeError, match=r"^results\b"):
-        experiments.summarize(None)
 
 
 def test_forms_that_overflow_are_refused():

@@ -652,15 +652,9 @@ ISSUE27_CASES = [
          ("raises", ValueError, r"^device must be a device this torch build can use")),
         ("nonsense Config device", lambda m: m.experiments.Config(device="nonsense"),
          ("raises", TypeError, r"^device must be a torch.device or a device string")),
-        ("meta Config device", lambda m: m.experiments.Config(device="meta"),
-         ("raises", ValueError, r"^device must be a device that computes")),
         # raw errors
         ("rotated share 1e300", lambda m: m.dominance.expected_rotated_diagonal_share(
             np.eye(4) * 1e300), ("value", 1.0)),  # the identity stays diagonal
-        ("hardware(None)", lambda m: m.experiments.hardware(None),
-         ("raises", TypeError, r"^device must be a device string")),
-        ("run_grid(None)", lambda m: m.experiments.run_grid(None),
-         ("raises", TypeError, r"^configs must be an iterable")),
         # the wrong argument named
         ("theta 1e300", lambda m: m.kernel_from_frequencies(2.0, m.pe.frequencies(8) * 1e300),
          ("raises", ValueError, r"^delta x theta must stay within")),
@@ -683,8 +677,6 @@ ISSUE27_CASES = [
         # nonsense accepted
         ("max_bytes 1e308", lambda m: m.pe.sinusoidal(4, 8, max_bytes=1e308),
          ("raises", ValueError, r"^max_bytes must be .*, got the float 1e\+308")),
-        ("progress 'False'", lambda m: m.experiments.run_grid([], progress="False"),
-         ("raises", TypeError, r"^progress must be True or False")),
         ("bool in pairs", lambda m: m.hp.reference_entries([0.0, 3.0], [True, 0], 8),
          ("raises", TypeError, r"^pairs must be integers .* holding bools")),
         ("string table", lambda m: m.pe.convert_layout(
@@ -692,16 +684,10 @@ ISSUE27_CASES = [
          ("raises", TypeError, r"^table must be a numeric array")),
         ("factor 1e-300", lambda m: m.nn.RotaryEmbedding(8, interpolation_factor=1e-300),
          ("raises", ValueError, r"^interpolation_factor must be >=")),
-        ("batch_size 1e8", lambda m: m.experiments.Config(batch_size=100_000_000),
-         ("raises", ValueError, r"^batch_size x train_length: .* over the limit")),
         ("train_length 1e8", lambda m: m.experiments.Config(train_length=100_000_000),
          ("raises", ValueError, r"^train_length x test_multiples \(the longest test sequence")),
-        ("train_length 1e5", lambda m: m.experiments.Config(train_length=100_000),
-         ("raises", ValueError, r"^batch_size x train_length: .* over the limit")),
         ("test_multiples 1e12", lambda m: m.experiments.Config(test_multiples=(1e12,)),
          ("raises", ValueError, r"^train_length x test_multiples \(the longest test")),
-        ("eval memory", lambda m: m.experiments.Config(test_multiples=(1000,)),
-         ("raises", ValueError, r"^eval_sequences x test_multiples: .* over the limit")),
 ]  # fmt: skip
 
 
