@@ -60,7 +60,7 @@ from .._validation import (
 )
 from ..nn import SCHEMES
 from ._checks import check_rng
-from .transformer import MAX_LAYERS, TinyTransformer
+from .transformer import TinyTransformer
 
 __all__ = [
     "EVAL_SEED",
@@ -204,7 +204,7 @@ class Config:
         check_count(self.k, "k", 1 if self.task == "offset" else 0)
         check_count(self.vocab_size, "vocab_size", 2)
         check_count(self.train_length, "train_length", 2, MAX_LENGTH)
-        check_count(self.n_layers, "n_layers", 1, MAX_LAYERS)
+        check_count(self.n_layers, "n_layers", 1)
         for name in (
             "dim",
             "n_heads",
