@@ -299,23 +299,15 @@ def test_forms_that_overflow_are_refused():
         spectrum.position_power_spectrum(np.ones((5, 4)))
 
 
-def test_hessian_tools_name_f_and_eps():
+def test_taylor_terms_name_eps():
     torch = pytest.importorskip("torch")
     from posenc_lib.course import hessian
 
     def f(x_m, x_n):
         return (x_m * x_n).sum()
 
-    x3 = torch.ones(3, dtype=torch.float64)
     x8 = torch.ones(8, dtype=torch.float64)
-    with pytest.raises(ValueError, match=r"^f\b"):
-        hessian.cross_hessian(f, x3, x8)
     terms = hessian.taylor_terms(f, x8, x8, x8, x8)
-    with pytest.raises(
-        ValueError,
-        match=r"^eps\b",
-    ):
-        terms.at_scale(1e308)
     with pytest.raises(TypeError, match=r"^eps\b"):
         terms.at_scale("0.1")
     assert terms.at_scale(0.0) == pytest.approx(8.0)
