@@ -16,7 +16,7 @@ import pytest
 import posenc_lib as pe
 from posenc_lib import _validation as V
 from posenc_lib import conventions, decay, distances
-from posenc_lib.course import dominance, naive, shift_invariance, spectrum
+from posenc_lib.course import naive, shift_invariance, spectrum
 
 #: Largest allocation (bytes) a refused call may make: far below the sizes it refuses.
 SMALL = 16 * 2**20
@@ -150,19 +150,12 @@ def test_counts_are_capped():
         nn.ALiBi(2).bias(2**20, 2**20)
     with pytest.raises(ValueError, match=r"^length x dim\b"):
         nn.SinusoidalPositionalEncoding(8).encoding(2**40)
-    with pytest.raises(ValueError, match=r"^n_samples\b"):
-        dominance.rotated_diagonal_shares(np.eye(4), 10**7, np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"^length\b"):
         conventions.framework_rows("fairseq", 2**40)
     assert torch.is_tensor(nn.ALiBi(2).bias(4, 4))
 
 
-def test_shift_defect_and_bilinear_name_their_sizes():
-    h = np.eye(8)
-    with pytest.raises(ValueError, match=r"^length x length\b"):
-        shift_invariance.shift_defect(h, 100_000)
-    with pytest.raises(ValueError, match=r"^positions_n\b"):
-        shift_invariance.position_bilinear(h, 4, positions_n=[[1.0]])
+def test_rotary_scores_name_m_and_n():
     with pytest.raises(ValueError, match=r"^m and n\b"):
         shift_invariance.rotary_scores(np.ones(8), np.ones(8), [0, 1], [0, 1, 2])
 

@@ -607,11 +607,6 @@ def _issue27_namespace():
     from posenc_lib.course import transformer as tr
     from posenc_lib.exact_kernel import kernel_from_frequencies
 
-    g = np.random.default_rng(0).standard_normal((8, 8))
-
-    def scaled_shares(scale):
-        return si.toeplitz_hankel(g * scale).shares()
-
     return SimpleNamespace(
         torch=torch, pe=pe, attention=attention, conventions=conventions,
         dominance=dominance, experiments=experiments, hessian=hessian, nn=nn, hp=hp, si=si, tr=tr,
@@ -619,7 +614,6 @@ def _issue27_namespace():
         t8=torch.linspace(-1.0, 1.0, 8, dtype=torch.float64),
         w8=torch.eye(8, dtype=torch.float64),
         cuda="cuda" if not torch.cuda.is_available() else "cuda:999",
-        scaled_shares=scaled_shares,
     )  # fmt: skip
 
 
@@ -637,9 +631,6 @@ ISSUE27_CASES = [
          ("raises", ValueError, r"^device must be a device this torch build can use")),
         ("nonsense Config device", lambda m: m.experiments.Config(device="nonsense"),
          ("raises", TypeError, r"^device must be a torch.device or a device string")),
-        # raw errors
-        ("rotated share 1e300", lambda m: m.dominance.expected_rotated_diagonal_share(
-            np.eye(4) * 1e300), ("value", 1.0)),  # the identity stays diagonal
         # the wrong argument named
         ("theta 1e300", lambda m: m.kernel_from_frequencies(2.0, m.pe.frequencies(8) * 1e300),
          ("raises", ValueError, r"^delta x theta must stay within")),
@@ -647,15 +638,6 @@ ISSUE27_CASES = [
          ("raises", ValueError, r"^interpolation_factor must be >=")),
         ("fairseq, no rows", lambda m: m.conventions.framework_table(
             "fairseq", 0, 4, padding_idx=1).shape, ("value", (0, 4))),
-        # NaN from finite input
-        ("dominance 3e155", lambda m: m.dominance.diagonal_dominance(
-            np.diag([3e155, 1.0, 1.0, 1.0])).diagonal_share, ("value", 1.0)),
-        ("dominance 3e155 relative", lambda m: m.dominance.diagonal_dominance(
-            np.diag([3e155, 1.0, 1.0, 1.0])).relative_share, ("value", 0.5)),
-        ("toeplitz 1e300", lambda m: m.scaled_shares(1e300),
-         ("value", lambda m: m.scaled_shares(1.0))),
-        ("toeplitz 1e-300", lambda m: m.scaled_shares(1e-300),
-         ("value", lambda m: m.scaled_shares(1.0))),
         # nonsense accepted
         ("max_bytes 1e308", lambda m: m.pe.sinusoidal(4, 8, max_bytes=1e308),
          ("raises", ValueError, r"^max_bytes must be .*, got the float 1e\+308")),
