@@ -58,15 +58,8 @@ def test_huge_dim_is_a_size_error_not_memory_error():
 )
 def test_max_bytes_is_validated_everywhere(max_bytes, error, given):
     match = f"^max_bytes must be a positive whole number of bytes, got {given}$"
-    for call in (pe.sinusoidal, naive.integer_positions, naive.binary_code):
-        with pytest.raises(error, match=match):
-            call(4, 2, max_bytes=max_bytes)
     with pytest.raises(error, match=match):
-        naive.scaled_positions(4, 2, max_bytes=max_bytes)
-
-
-def test_integer_positions_refuse_before_allocating():
-    refused_small(ValueError, "positions", naive.integer_positions, 300_000_000)
+        pe.sinusoidal(4, 2, max_bytes=max_bytes)
 
 
 def test_angles_are_sized_before_allocation():

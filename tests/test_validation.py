@@ -138,16 +138,11 @@ MAX_BYTES = "max_bytes must be a positive whole number of bytes, got "
     ],
 )
 def test_bad_max_bytes(max_bytes, error, given):
-    from posenc_lib.course.naive import binary_code, integer_positions, scaled_positions
-
     for call in (
         lambda: pe.sinusoidal(4, 8, max_bytes=max_bytes),
         lambda: pe.sinusoidal(
             0, 8, max_bytes=max_bytes
         ),  # checked even for an empty table
-        lambda: integer_positions(4, max_bytes=max_bytes),
-        lambda: scaled_positions(4, max_bytes=max_bytes),
-        lambda: binary_code(4, 3, max_bytes=max_bytes),
     ):
         with pytest.raises(error, match="^" + MAX_BYTES + given + "$"):
             call()
