@@ -481,7 +481,7 @@ def test_transformer_bad_arguments():
     with pytest.raises(TypeError, match="PositionScheme"):
         SelfAttention(8, 2, "rotary")
     model = TinyTransformer(5, 8, 2, 1, "none")
-    with pytest.raises(TypeError, match="integer tensor"):
+    with pytest.raises(TypeError, match=r"^tokens\b"):
         model(torch.zeros(2, 3))
     with pytest.raises(ValueError, match="axes"):
         model(torch.zeros(3, dtype=torch.int64))

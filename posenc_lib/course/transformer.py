@@ -24,7 +24,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from .._torch_checks import check_module_input
+from .._torch_checks import check_index_tensor, check_module_input
 from .._validation import check_choice, check_count, check_dim
 from ..nn import (
     SCHEMES,
@@ -250,21 +250,16 @@ class TinyTransformer(nn.Module):
 
 def _check_token_tensor(tokens: object, vocab_size: int) -> Tensor:
     """Token ids: an integer tensor (batch, length) of values in ``0 … vocab_size - 1``."""
-    if not isinstance(tokens, torch.Tensor):
-        raise TypeError(f"tokens must be a torch.Tensor, got {type(tokens).__name__}")
-    if tokens.dtype not in (torch.int64, torch.int32):
+    if not isinstance(tokens, torch.Tensor) or tokens.dtype not in (
+        torch.int64,
+        torch.int32,
+    ):
         raise TypeError(
-            f"tokens must be an integer tensor (int64 or int32), got {tokens.dtype}"
+            f"tokens must be an int64 or int32 torch.Tensor, got {tokens!r:.60}"
         )
     if tokens.ndim != 2:
         raise ValueError(
             f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
         )
-    if tokens.numel() and not torch.compiler.is_compiling():
-        low, high = int(tokens.min()), int(tokens.max())
-        if low < 0 or high >= vocab_size:
-            raise ValueError(
-                f"tokens must lie in 0 … {vocab_size - 1} (vocab_size = {vocab_size}), "
-                f"got values {low} … {high}"
-            )
+    check_index_tensor(tokens, "tokens", vocab_size, f"vocab_size = {vocab_size}")
     return tokens
