@@ -102,7 +102,6 @@ def position_bilinear(
     *,
     base: float = 10000.0,
     layout: str = "interleaved",
-    positions_n: ArrayLike | int | None = None,
 ) -> np.ndarray:
     r"""The matrix :math:`G_{mn} = p_m^\top H p_n` over a grid of positions.
 
@@ -111,18 +110,16 @@ def position_bilinear(
     h : array_like
         :math:`H`, ``d x d`` with ``d`` even.
     positions : int or array_like
-        Positions :math:`m` (an int ``L`` means ``0 … L-1``).
+        Positions :math:`m` and :math:`n` (an int ``L`` means ``0 … L-1``).
     base : float
         The base of the sinusoidal encoding :math:`p`.
     layout : str
         Its layout, one of :data:`posenc_lib.LAYOUTS`.
-    positions_n : int, array_like or None
-        Positions :math:`n` (default: the same as ``positions``).
 
     Returns
     -------
     numpy.ndarray
-        float64 of shape ``(len(positions), len(positions_n))``.
+        float64 of shape ``(len(positions), len(positions))``.
 
     Examples
     --------
@@ -135,12 +132,8 @@ def position_bilinear(
     """
     h = check_matrix(h, "h", even=True)
     dim = h.shape[0]
-    p_m = sinusoidal(positions, dim, base=base, layout=layout)
-    if positions_n is None:
-        p_n = p_m
-    else:
-        p_n = sinusoidal(positions_n, dim, base=base, layout=layout)
-    return p_m @ h @ p_n.T
+    p = sinusoidal(positions, dim, base=base, layout=layout)
+    return p @ h @ p.T
 
 
 def shift_defect(
