@@ -17,7 +17,9 @@ import posenc_lib as pe
 # the command-line helpers the repository's tools share (scripts/_cli.py)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from _cli import (
+    cpu_model,
     interrupt_once,
+    load_average,
     report_write_error,
     writable_output_path,
     write_json_atomic,
@@ -26,21 +28,8 @@ from _cli import (
 
 def hardware(**extra: object) -> dict[str, object]:
     """CPU, platform and versions of the run, the 1-minute load average, plus ``extra``."""
-    model = platform.processor() or "unknown"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            model = next(
-                (
-                    line.split(":", 1)[1].strip()
-                    for line in handle
-                    if line.startswith("model name")
-                ),
-                model,
-            )
-    except OSError:  # pragma: no cover - not Linux
-        pass
     return {
-        "cpu_model": model,
+        "cpu_model": cpu_model(),
         "logical_cpus": os.cpu_count(),
         "platform": platform.platform(),
         "python": platform.python_version(),
@@ -49,14 +38,6 @@ def hardware(**extra: object) -> dict[str, object]:
         **extra,
         "load_average_1min_at_start": load_average(),
     }
-
-
-def load_average() -> float | None:
-    """The 1-minute load average now, rounded (None where the platform has none)."""
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - no load average on this platform
-        return None
 
 
 def parse_args(

@@ -183,15 +183,6 @@ def check_offset_positions(
     return offset, positions
 
 
-def _autocast(device_type: str) -> bool:
-    import torch
-
-    try:
-        return bool(torch.is_autocast_enabled(device_type))
-    except TypeError:  # torch < 2.4: no device argument
-        return bool(torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled())
-
-
 def check_torch_dtype(dtype: object) -> Any:
     """A floating ``torch.dtype`` (``None``: torch's default dtype), else raise."""
     import torch

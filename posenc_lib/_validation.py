@@ -37,7 +37,6 @@ __all__ = [
     "check_count",
     "check_dim",
     "check_even_dim",
-    "check_finite_result",
     "check_float_dtype",
     "check_index",
     "check_instance",
@@ -399,16 +398,6 @@ def check_broadcast(
             f"{names[0]} and {names[1]} must broadcast to one shape, got shapes "
             f"{first.shape} and {second.shape}"
         ) from exc
-
-
-def check_finite_result(values: object, name: str, accepted: str, given: str) -> None:
-    """Raise ``<name> must be <accepted>, got <given>`` if a result holds NaN or infinity.
-
-    For computations whose valid range is simplest to state by its result (a polynomial that
-    overflows float64): no silent NaN or infinity from finite arguments.
-    """
-    if not np.all(np.isfinite(values)):  # type: ignore[call-overload]
-        raise ValueError(_message(name, accepted, given))
 
 
 def check_positions(

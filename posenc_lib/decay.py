@@ -22,10 +22,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import (
+    _message,
     check_base,
     check_choice,
     check_dim,
-    check_finite_result,
     check_index,
     check_real_array,
 )
@@ -130,13 +130,11 @@ def _in_range(values: np.ndarray, offsets: np.ndarray, what: str) -> np.ndarray:
     bad = ~np.isfinite(values)
     if np.any(bad):
         worst = float(np.broadcast_to(offsets, values.shape)[bad].flat[0])
-        check_finite_result(
-            values,
-            "delta",
+        accepted = (
             f"offsets at which the {what} stays within the float64 range (|delta| up to "
-            "about 1e75, and not below 1e-150 where it divides by delta)",
-            f"delta = {worst:g}",
+            "about 1e75, and not below 1e-150 where it divides by delta)"
         )
+        raise ValueError(_message("delta", accepted, f"delta = {worst:g}"))
     return values
 
 

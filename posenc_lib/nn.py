@@ -175,11 +175,8 @@ _GROWTH_UNDER_COMPILE = (
 
 
 def _eager_only(reason: str):
-    """``torch.compiler.disable`` with ``reason`` (shown by fullgraph errors) where supported."""
-    try:
-        return torch.compiler.disable(reason=reason)
-    except TypeError:  # torch < 2.7: no reason argument
-        return torch.compiler.disable
+    """``torch.compiler.disable`` with ``reason`` (shown by fullgraph errors)."""
+    return torch.compiler.disable(reason=reason)
 
 
 def _to_float64(positions: Tensor, device: torch.device) -> Tensor:

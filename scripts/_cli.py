@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import platform
 import signal
 import stat
 import sys
@@ -31,7 +32,9 @@ from pathlib import Path
 __all__ = [
     "Interrupt",
     "OutputError",
+    "cpu_model",
     "interrupt_once",
+    "load_average",
     "partial_path",
     "report_write_error",
     "writable_output_path",
@@ -218,3 +221,23 @@ def report_write_error(prog: str, path: object, exc: OSError, lost: str) -> int:
         f"{prog}: cannot write {path}: {exc.strerror or exc}; {lost}", file=sys.stderr
     )
     return 1
+
+
+def cpu_model() -> str:
+    """The CPU's model name from ``/proc/cpuinfo`` (Linux), else what :mod:`platform` knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def load_average() -> float | None:
+    """The 1-minute load average now, rounded (None where the platform has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):  # pragma: no cover - no load average here
+        return None

@@ -32,6 +32,7 @@ if (
 
 import argparse
 import dataclasses
+import platform
 import shlex
 import subprocess
 import time
@@ -44,7 +45,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _cli import (
+    cpu_model,
     interrupt_once,
+    load_average,
     partial_path,
     report_write_error,
     writable_output_path,
@@ -57,7 +60,6 @@ from posenc_lib.course.experiments import (
     Config,
     build_model,
     expand_grid,
-    hardware,
     run_grid,
     summarize,
 )
@@ -156,6 +158,28 @@ _CONFIG_OPTIONS = {
     "warmup": "warmup",
     "eval_sequences": "eval_sequences",
 }
+
+
+def hardware(device: str) -> dict[str, Any]:
+    """The machine of a run: platform, CPU, load, thread count, torch version and GPU if used.
+
+    ``load_average_1min`` is the load when the runs started (``None`` where the OS has none):
+    a run's ``elapsed_s`` is only comparable between runs on equally idle machines.
+    """
+    info = {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "load_average_1min": load_average(),
+        "torch_threads": torch.get_num_threads(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "device": device,
+    }
+    if device.startswith("cuda"):
+        info["gpu"] = torch.cuda.get_device_name(torch.device(device))
+    return info
 
 
 def _resolve_device(parser: argparse.ArgumentParser, name: str) -> str:

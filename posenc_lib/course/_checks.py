@@ -12,9 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from .._torch_checks import (
-    check_not_meta,
-)
 from .._validation import _message, describe
 
 __all__ = [
@@ -44,63 +41,34 @@ def check_rng(rng: object) -> np.random.Generator:
     return rng
 
 
-def _shape_text(shape: tuple[int | None, ...]) -> str:
-    parts = ["*" if size is None else str(size) for size in shape]
-    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-
-
 def check_tensor(
     value: object,
     name: str,
     *,
     ndim: int | None = None,
     shape: tuple[int | None, ...] | None = None,
-    dtype: Any = None,
-    like: str | None = None,
-    finite: bool = True,
 ) -> Any:
-    """A non-empty floating-point ``torch.Tensor``, else raise.
+    """A floating-point ``torch.Tensor`` with ``ndim`` axes, or of ``shape``, else raise.
 
-    ``ndim``: number of axes; ``shape``: required sizes (``None`` for any size); ``dtype``:
-    required dtype; ``like`` names the argument these requirements come from, for the message;
-    ``finite``: refuse NaN and infinities. torch is imported here, so the check is only usable
-    where torch is installed.
+    ``shape`` gives the required sizes (``None`` for any size). torch is imported here, so the
+    check is only usable where torch is installed.
     """
     import torch
 
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+        raise TypeError(
+            _message(name, "a floating-point torch.Tensor", describe(value))
+        )
     if shape is not None:
         ndim = len(shape)
-    accepted = "a non-empty floating-point torch.Tensor"
-    if ndim is not None:
-        accepted += f" with {ndim} ax{'i' if ndim == 1 else 'e'}s"
-    if shape is not None:
-        accepted += f" of shape {_shape_text(shape)}"
-    if dtype is not None:
-        accepted += f" of dtype {dtype}"
-    if like is not None:
-        accepted += f" (as {like})"
-    if not isinstance(value, torch.Tensor) or not value.is_floating_point():
-        given = (
-            f"a tensor of dtype {value.dtype}"
-            if isinstance(value, torch.Tensor)
-            else None
-        )
-        raise TypeError(_message(name, accepted, given or describe(value)))
-    if dtype is not None and value.dtype != dtype:
-        raise TypeError(_message(name, accepted, f"a tensor of dtype {value.dtype}"))
-    check_not_meta(value, name)
-    bad_shape = value.numel() == 0 or (ndim is not None and value.ndim != ndim)
-    if not bad_shape and shape is not None:
-        bad_shape = any(
-            want is not None and got != want
-            for got, want in zip(value.shape, shape, strict=True)
-        )
-    if bad_shape:
-        raise ValueError(
-            _message(name, accepted, f"a tensor of shape {tuple(value.shape)}")
-        )
-    if finite and not bool(torch.isfinite(value).all()):
-        raise ValueError(
-            _message(name, "finite", "a tensor containing NaN or infinity")
-        )
-    return value
+        if value.ndim == ndim and all(
+            want in (None, got) for got, want in zip(value.shape, shape, strict=True)
+        ):
+            return value
+        sizes = ", ".join("*" if size is None else str(size) for size in shape)
+        accepted = f"a tensor of shape ({sizes}{',' if ndim == 1 else ''})"
+    elif ndim is None or value.ndim == ndim:
+        return value
+    else:
+        accepted = f"a tensor with {ndim} ax{'i' if ndim == 1 else 'e'}s"
+    raise ValueError(_message(name, accepted, f"shape {tuple(value.shape)}"))

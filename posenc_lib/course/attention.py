@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from .._validation import check_bool, check_index, check_instance, check_real
+from .._validation import check_index, check_instance
 from ._checks import check_callable, check_tensor
 from .hessian import PairFunction
 from .pretrained import BertEmbeddings
@@ -68,14 +68,9 @@ def attention_logit(x_m: Tensor, x_n: Tensor, w_q: Tensor, w_k: Tensor) -> Tenso
     tensor(4., dtype=torch.float64)
     """
     x_m = check_tensor(x_m, "x_m", ndim=1)
-    one = {"dtype": x_m.dtype}  # one dtype for all four: torch refuses mixed products
-    x_n = check_tensor(x_n, "x_n", ndim=1, like="x_m", **one)
-    w_q = check_tensor(
-        w_q, "w_q", shape=(x_m.numel(), None), like="x_m; len(x_m) rows", **one
-    )
-    w_k = check_tensor(
-        w_k, "w_k", shape=(x_n.numel(), w_q.shape[1]), like="x_n and w_q", **one
-    )
+    x_n = check_tensor(x_n, "x_n", ndim=1)
+    w_q = check_tensor(w_q, "w_q", shape=(x_m.numel(), None))
+    w_k = check_tensor(w_k, "w_k", shape=(x_n.numel(), w_q.shape[1]))
     return (x_m @ w_q) @ (x_n @ w_k) / math.sqrt(w_q.shape[1])
 
 
@@ -111,9 +106,8 @@ class PooledScalarModel(nn.Module):
         self, layer: nn.Module, readout: Tensor, *, causal: bool = False
     ) -> None:
         super().__init__()
-        check_instance(layer, "layer", nn.Module, "a torch.nn.Module")
         readout = check_tensor(readout, "readout", ndim=1)
-        if check_bool(causal, "causal"):
+        if causal:
             check_instance(
                 layer,
                 "layer",
@@ -126,7 +120,7 @@ class PooledScalarModel(nn.Module):
 
     def forward(self, tokens: Tensor) -> Tensor:
         """:math:`F(X)` as a 0-dim tensor, for ``tokens`` of shape ``(L, d)``."""
-        tokens = check_tensor(tokens, "tokens", ndim=2, finite=False)
+        tokens = check_tensor(tokens, "tokens", ndim=2)
         mask = None
         if self.causal:
             length = tokens.shape[0]
@@ -246,17 +240,11 @@ def layer_norm_head_logit(
     """
     w_q = check_tensor(w_q, "w_q", ndim=2)
     width, d = w_q.shape
-    one = {"dtype": w_q.dtype}  # one dtype for all six: torch refuses mixed products
-    w_k = check_tensor(w_k, "w_k", shape=(width, d), like="w_q", **one)
-    b_q = check_tensor(b_q, "b_q", shape=(width,), like="the rows of w_q", **one)
-    b_k = check_tensor(b_k, "b_k", shape=(width,), like="the rows of w_k", **one)
-    gamma = check_tensor(
-        ln_weight, "ln_weight", shape=(d,), like="the columns of w_q", **one
-    )
-    beta = check_tensor(
-        ln_bias, "ln_bias", shape=(d,), like="the columns of w_q", **one
-    )
-    eps = check_real(eps, "eps", above=0.0, below=1.0)
+    w_k = check_tensor(w_k, "w_k", shape=(width, d))
+    b_q = check_tensor(b_q, "b_q", shape=(width,))
+    b_k = check_tensor(b_k, "b_k", shape=(width,))
+    gamma = check_tensor(ln_weight, "ln_weight", shape=(d,))
+    beta = check_tensor(ln_bias, "ln_bias", shape=(d,))
     scale = 1.0 / math.sqrt(width)
 
     def f(x_m: Tensor, x_n: Tensor) -> Tensor:
@@ -373,7 +361,6 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> PairFunction:
     >>> f(x[0], x[1]).shape
     torch.Size([])
     """
-    check_instance(data, "data", BertEmbeddings, "a BertEmbeddings (from load_minilm)")
     heads = data.num_heads
     head = check_index(head, "head", heads)
     width = data.dim // heads

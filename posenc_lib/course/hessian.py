@@ -32,7 +32,7 @@ import torch
 from numpy.typing import ArrayLike
 from torch import Tensor
 
-from .._validation import check_finite_result, check_real_array, check_vector, describe
+from .._validation import check_real_array, check_vector
 from ._checks import check_callable, check_tensor
 
 __all__ = [
@@ -54,41 +54,26 @@ _F_ACCEPTED = "a callable f(x_m, x_n) returning a one-element tensor"
 
 
 def _point(f: object, x_m: object, x_n: object) -> tuple[PairFunction, Tensor, Tensor]:
-    """The checked ``f`` and point ``(x_m, x_n)``: 1-D floating tensors of one dtype."""
+    """The checked ``f`` and point ``(x_m, x_n)``: 1-D floating tensors."""
     f = check_callable(f, "f", _F_ACCEPTED)
     x_m = check_tensor(x_m, "x_m", ndim=1)
-    x_n = check_tensor(x_n, "x_n", ndim=1, dtype=x_m.dtype, like="x_m")
+    x_n = check_tensor(x_n, "x_n", ndim=1)
     return f, x_m, x_n
 
 
 def _directions(
     x_m: Tensor, x_n: Tensor, p_m: object, p_n: object
 ) -> tuple[Tensor, Tensor]:
-    """The checked directions: tensors of the shape and dtype of ``x_m`` and ``x_n``."""
-    p_m = check_tensor(p_m, "p_m", shape=tuple(x_m.shape), dtype=x_m.dtype, like="x_m")
-    p_n = check_tensor(p_n, "p_n", shape=tuple(x_n.shape), dtype=x_n.dtype, like="x_n")
+    """The checked directions: tensors of the shapes of ``x_m`` and ``x_n``."""
+    p_m = check_tensor(p_m, "p_m", shape=tuple(x_m.shape))
+    p_n = check_tensor(p_n, "p_n", shape=tuple(x_n.shape))
     return p_m, p_n
-
-
-def _apply(f: PairFunction, a: Tensor, b: Tensor) -> object:
-    """``f(a, b)``, with an error inside ``f`` (shapes it cannot combine) reported as f's."""
-    try:
-        return f(a, b)
-    except (RuntimeError, IndexError) as exc:
-        raise ValueError(
-            f"f must accept x_m of shape {tuple(a.shape)} and x_n of shape "
-            f"{tuple(b.shape)}; calling it raised {type(exc).__name__}: {exc}"
-        ) from exc
 
 
 def _scalar(value: object) -> Tensor:
     """The single element of ``f``'s result as a 0-dim tensor, else raise."""
     if not isinstance(value, Tensor) or value.numel() != 1:
         raise TypeError(f"f must be {_F_ACCEPTED}, but it returned {value!r:.60}")
-    if not value.is_meta and not bool(torch.isfinite(value.detach()).all()):
-        raise ValueError(
-            f"f must return a finite value, but it returned {float(value.detach()):g}"
-        )
     return value.reshape(())
 
 
@@ -114,13 +99,8 @@ def math_attention_backend() -> Iterator[None]:
     >>> tuple(out.shape)
     (1, 2, 4)
     """
-    try:
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-    except (
-        ImportError
-    ):  # pragma: no cover - torch < 2.3 has no selector; its default is fine
-        yield
-        return
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
     with sdpa_kernel(SDPBackend.MATH):
         yield
 
@@ -175,7 +155,7 @@ def cross_hessian(f: PairFunction, x_m: Tensor, x_n: Tensor) -> Tensor:
     f, x_m, x_n = _point(f, x_m, x_n)
     a, b = _leaf(x_m), _leaf(x_n)
     with torch.enable_grad(), math_attention_backend():
-        value = _scalar(_apply(f, a, b))
+        value = _scalar(f(a, b))
         (g_m,) = _grad(value, (a,), create_graph=True)
         rows = [_grad(g_m[i], (b,), create_graph=False)[0] for i in range(a.numel())]
     return torch.stack(rows).detach()
@@ -239,7 +219,7 @@ def hessian_blocks(f: PairFunction, x_m: Tensor, x_n: Tensor) -> HessianBlocks:
     f, x_m, x_n = _point(f, x_m, x_n)
     a, b = _leaf(x_m), _leaf(x_n)
     with torch.enable_grad(), math_attention_backend():
-        value = _scalar(_apply(f, a, b))
+        value = _scalar(f(a, b))
         g_m, g_n = _grad(value, (a, b), create_graph=True)
         rows_m = [_grad(g_m[i], (a, b), create_graph=False) for i in range(a.numel())]
         rows_n = [_grad(g_n[j], (b,), create_graph=False)[0] for j in range(b.numel())]
@@ -279,17 +259,7 @@ class TaylorTerms:
         scale = check_real_array(eps, "eps")
         first = self.first_m + self.first_n
         second = self.second_m + self.second_n + self.cross
-        with np.errstate(over="ignore", invalid="ignore"):
-            value = self.constant + scale * first + scale**2 * second
-        if not np.all(np.isfinite(value)):
-            given = (
-                describe(eps)
-                if scale.ndim == 0
-                else f"|eps| up to {abs(scale).max():g}"
-            )
-            check_finite_result(
-                value, "eps", "small enough to keep the expansion within float64", given
-            )
+        value = self.constant + scale * first + scale**2 * second
         return float(value) if scale.ndim == 0 else value
 
     @property
@@ -333,7 +303,7 @@ def taylor_terms(
     p_m, p_n = _directions(x_m, x_n, p_m, p_n)
     a, b = _leaf(x_m), _leaf(x_n)
     with torch.enable_grad(), math_attention_backend():
-        value = _scalar(_apply(f, a, b))
+        value = _scalar(f(a, b))
         g_m, g_n = _grad(value, (a, b), create_graph=True)
         hv_m = _grad((g_m * p_m).sum(), (a, b), create_graph=False)  # H (p_m, 0)
         hv_n = _grad((g_n * p_n).sum(), (b,), create_graph=False)  # H_nn p_n
@@ -390,7 +360,7 @@ def taylor_remainder(
     exact = np.empty_like(eps)
     with torch.no_grad(), math_attention_backend():
         for i, e in enumerate(eps):
-            exact[i] = float(_scalar(_apply(f, x_m + e * p_m, x_n + e * p_n)))
+            exact[i] = float(_scalar(f(x_m + e * p_m, x_n + e * p_n)))
     return np.abs(exact - terms.at_scale(eps))
 
 
@@ -427,8 +397,8 @@ def mixed_difference(
     f, x_m, x_n = _point(f, x_m, x_n)
     p_m, p_n = _directions(x_m, x_n, p_m, p_n)
     with torch.no_grad(), math_attention_backend():
-        both = _scalar(_apply(f, x_m + p_m, x_n + p_n))
-        only_m = _scalar(_apply(f, x_m + p_m, x_n))
-        only_n = _scalar(_apply(f, x_m, x_n + p_n))
-        neither = _scalar(_apply(f, x_m, x_n))
+        both = _scalar(f(x_m + p_m, x_n + p_n))
+        only_m = _scalar(f(x_m + p_m, x_n))
+        only_n = _scalar(f(x_m, x_n + p_n))
+        neither = _scalar(f(x_m, x_n))
     return float(both - only_m - only_n + neither)

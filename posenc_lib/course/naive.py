@@ -24,14 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import (
-    DEFAULT_MAX_BYTES,
-    _message,
-    check_count,
-    check_matrix,
-    check_positions,
-    check_table_size,
-)
+from .._validation import _message, check_count, check_matrix, check_positions
 
 __all__ = [
     "affine_shift_residual",
@@ -41,9 +34,7 @@ __all__ = [
 ]
 
 
-def integer_positions(
-    positions: ArrayLike | int, dim: int = 1, *, max_bytes: int = DEFAULT_MAX_BYTES
-) -> np.ndarray:
+def integer_positions(positions: ArrayLike | int, dim: int = 1) -> np.ndarray:
     r"""The raw integer position as a code: every coordinate of :math:`p_m` equals :math:`m`.
 
     .. math:: p_m = m\,\mathbf{1}_{d} \in \mathbb{R}^{d}, \qquad \lVert p_m \rVert = m\sqrt{d}
@@ -58,8 +49,6 @@ def integer_positions(
         An int ``L`` (positions ``0 … L-1``) or a 1-D array of whole numbers :math:`m \ge 0`.
     dim : int
         Number of columns :math:`d \ge 1` (any integer; no evenness needed).
-    max_bytes : int
-        Refuse to build a table larger than this (default 2 GiB).
 
     Returns
     -------
@@ -76,13 +65,10 @@ def integer_positions(
     """
     dim = check_count(dim, "dim", 1)
     pos = _check_token_positions(positions)
-    check_table_size(pos.size, dim, 8, max_bytes)
     return np.repeat(pos.astype(np.float64)[:, None], dim, axis=1)
 
 
-def scaled_positions(
-    length: int, dim: int = 1, *, max_bytes: int = DEFAULT_MAX_BYTES
-) -> np.ndarray:
+def scaled_positions(length: int, dim: int = 1) -> np.ndarray:
     r"""Positions scaled to :math:`[0, 1]` by the sequence length: :math:`p_m = m/(L-1)`.
 
     .. math:: p_m = \frac{m}{L-1}\,\mathbf{1}_{d}, \qquad m = 0, 1, \dots, L-1
@@ -97,8 +83,6 @@ def scaled_positions(
         The sequence length :math:`L \ge 1`; the table has one row per position ``0 … L-1``.
     dim : int
         Number of columns :math:`d \ge 1`, each equal to the scaled position.
-    max_bytes : int
-        Refuse to build a table larger than this (default 2 GiB).
 
     Returns
     -------
@@ -113,14 +97,11 @@ def scaled_positions(
     """
     length = check_count(length, "length", 1)
     dim = check_count(dim, "dim", 1)
-    check_table_size(length, dim, 8, max_bytes)
     scaled = np.arange(length, dtype=np.float64) / max(length - 1, 1)
     return np.repeat(scaled[:, None], dim, axis=1)
 
 
-def binary_code(
-    positions: ArrayLike | int, n_bits: int, *, max_bytes: int = DEFAULT_MAX_BYTES
-) -> np.ndarray:
+def binary_code(positions: ArrayLike | int, n_bits: int) -> np.ndarray:
     r"""The binary digits of each position, least significant bit first.
 
     .. math:: p_{m,j} = \left\lfloor m / 2^{j} \right\rfloor \bmod 2, \qquad j = 0, \dots, n-1
@@ -136,8 +117,6 @@ def binary_code(
         :math:`0 \le m < 2^{n}`.
     n_bits : int
         The number of bits :math:`n \ge 1`.
-    max_bytes : int
-        Refuse to build a table larger than this (default 2 GiB).
 
     Returns
     -------
@@ -152,7 +131,6 @@ def binary_code(
     """
     n_bits = check_count(n_bits, "n_bits", 1)
     pos = _check_token_positions(positions)
-    check_table_size(pos.size, n_bits, 8, max_bytes)
     if n_bits < 63 and pos.size and pos.max() >= (1 << n_bits):
         raise ValueError(
             f"positions must be < 2**n_bits = {1 << n_bits} to have a unique {n_bits}-bit code, "

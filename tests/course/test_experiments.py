@@ -118,7 +118,7 @@ def test_config_lengths_and_labels():
             ValueError,
             "train_length must be an integer >= 3, got 2",
         ),
-        ({"device": 0}, TypeError, "device must be a device string"),
+        ({"device": 0}, TypeError, r"^device\b"),
     ],
 )
 def test_config_bad_arguments(changes, error, match):
@@ -140,7 +140,7 @@ def test_expand_grid_counts():
         ex.Config(), tasks=["index"], schemes=["none"], seeds=[0], k={"index": 4}
     )
     assert [c.k for c in by_k] == [4]
-    with pytest.raises(ValueError, match=r"^schemes\[0\]"):
+    with pytest.raises(ValueError, match=r"^scheme\b"):
         ex.expand_grid(ex.Config(), schemes=["t5"])
 
 

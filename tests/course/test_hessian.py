@@ -3,8 +3,6 @@ the Taylor remainder against known polynomials, and the argument checks."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -226,10 +224,6 @@ def test_derivatives_reject_bad_arguments(func):
         g(nonlinear, x, torch.arange(3))
     with pytest.raises(ValueError, match=r"^x_m\b"):
         g(nonlinear, rand(2, 3), x)
-    with pytest.raises(ValueError, match=r"^x_n\b"):
-        g(nonlinear, x, torch.tensor([1.0, math.inf, 0.0], dtype=F64))
-    with pytest.raises(TypeError, match=r"^x_n\b"):
-        g(nonlinear, x, x.float())
     with pytest.raises(TypeError, match=r"^f\b"):
         g(lambda a, b: a * b, x, x)
     with pytest.raises(TypeError, match=r"^f\b"):
@@ -245,8 +239,6 @@ def test_taylor_functions_reject_bad_directions(func):
     x = rand(3)
     with pytest.raises(ValueError, match=r"^p_m\b"):
         g(nonlinear, x, x, rand(4), x, *extra)
-    with pytest.raises(TypeError, match=r"^p_n\b"):
-        g(nonlinear, x, x, x, x.float(), *extra)
     with pytest.raises(TypeError, match=r"^p_m\b"):
         g(nonlinear, x, x, None, x, *extra)
 

@@ -98,12 +98,6 @@ def test_toeplitz_defect_matches_shift_defect(rng):
     [
         (np.zeros(3), ValueError, "two axes of length >= 2"),
         (np.zeros((1, 4)), ValueError, "two axes of length >= 2"),
-        (
-            np.array([["a", "b"], ["c", "d"]]),
-            TypeError,
-            "g must be a finite real or complex",
-        ),
-        (np.array([[1.0, np.nan], [0.0, 1.0]]), ValueError, "g must be a finite"),
     ],
 )
 def test_toeplitz_defect_bad_input(g, error, match):
@@ -218,9 +212,11 @@ def test_toeplitz_hankel_matches_dense_least_squares(shape):
     np.testing.assert_allclose(
         result.toeplitz + result.hankel, result.fitted, atol=1e-12
     )
-    # the residual is orthogonal to both subspaces
-    np.testing.assert_allclose(S.toeplitz_projection(result.residual), 0, atol=1e-10)
-    np.testing.assert_allclose(S.hankel_projection(result.residual), 0, atol=1e-10)
+    # the residual is orthogonal to both subspaces: it sums to 0 on every (anti-)diagonal
+    offsets = range(1 - shape[0], shape[1])
+    for g_or_flipped in (result.residual, result.residual[:, ::-1]):
+        sums = [np.trace(g_or_flipped, offset=o) for o in offsets]
+        np.testing.assert_allclose(sums, 0, atol=1e-10)
     assert result.r2_joint + result.residual_share == pytest.approx(1.0)
 
 
@@ -234,9 +230,8 @@ def test_toeplitz_hankel_known_parts(rng):
     assert result.residual_share < 1e-25
     # the recovered parts equal the true ones up to the shared (constant, checkerboard) directions
     diff = result.toeplitz - toeplitz
-    assert np.allclose(S.toeplitz_projection(diff), diff) and np.allclose(
-        S.hankel_projection(diff), diff
-    )
+    assert np.allclose(diff[1:, 1:], diff[:-1, :-1])  # constant along diagonals
+    assert np.allclose(diff[1:, :-1], diff[:-1, 1:])  # and along anti-diagonals
     pure = S.toeplitz_hankel(toeplitz)
     assert pure.r2_toeplitz == pytest.approx(1.0)
     noise = rng.standard_normal((20, 20))
@@ -282,8 +277,6 @@ def test_toeplitz_hankel_property(rows, cols, seed):
 def test_toeplitz_hankel_errors():
     with pytest.raises(ValueError, match=r"^g\b"):
         S.toeplitz_hankel(np.ones(4))
-    with pytest.raises(TypeError, match=r"^centered\b"):
-        S.toeplitz_hankel(np.ones((2, 2)), centered=1)
     with pytest.raises(ValueError, match=r"^g\b"):
         S.toeplitz_hankel(np.ones((3, 3)), centered=True)
     with pytest.raises(ValueError, match=r"^g\b"):

@@ -607,14 +607,6 @@ def _issue27_namespace():
     from posenc_lib.course import transformer as tr
     from posenc_lib.exact_kernel import kernel_from_frequencies
 
-    g = np.random.default_rng(0).standard_normal((8, 8))
-
-    def nan_f(a, b):
-        return (a * b).sum() * float("nan")
-
-    def scaled_shares(scale):
-        return si.toeplitz_hankel(g * scale).shares()
-
     return SimpleNamespace(
         torch=torch, pe=pe, attention=attention, conventions=conventions,
         dominance=dominance, experiments=experiments, hessian=hessian, nn=nn, hp=hp, si=si, tr=tr,
@@ -622,25 +614,12 @@ def _issue27_namespace():
         t8=torch.linspace(-1.0, 1.0, 8, dtype=torch.float64),
         w8=torch.eye(8, dtype=torch.float64),
         cuda="cuda" if not torch.cuda.is_available() else "cuda:999",
-        nan_f=nan_f, scaled_shares=scaled_shares,
     )  # fmt: skip
 
 
 #: (name, call of the namespace, expected): ("raises", type, pattern) or ("value", result);
 #: a callable expected value is computed from the namespace too.
 ISSUE27_CASES = [
-        # meta tensors: "Tensor.item() cannot be called on meta tensors"
-        ("meta x_m", lambda m: m.attention.attention_logit(m.t8.to("meta"), m.t8, m.w8, m.w8),
-         ("raises", ValueError, r"^x_m must be a tensor with values")),
-        ("meta hessian", lambda m: m.hessian.cross_hessian(
-            lambda a, b: (a * b).sum(), m.t8.to("meta"), m.t8),
-         ("raises", ValueError, r"^x_m must be a tensor with values")),
-        # mixed float32/float64: torch's raw "expected m1 and m2 to have the same dtype"
-        ("mixed w_q", lambda m: m.attention.attention_logit(m.t8, m.t8, m.w8.float(), m.w8),
-         ("raises", TypeError, r"^w_q must be .* of dtype torch.float64")),
-        ("mixed ln_bias", lambda m: m.attention.layer_norm_head_logit(
-            m.w8, m.t8, m.w8, m.t8, m.torch.ones(8, dtype=m.f64), m.torch.zeros(8), eps=1e-12),
-         ("raises", TypeError, r"^ln_bias must be .* of dtype torch.float64")),
         # an unavailable device: AssertionError "Torch not compiled with CUDA enabled"
         ("m.cuda sinusoidal", lambda m: m.nn.SinusoidalPositionalEncoding(8, device=m.cuda),
          ("raises", ValueError, r"^device must be a device this torch build can use")),
@@ -652,39 +631,16 @@ ISSUE27_CASES = [
          ("raises", ValueError, r"^device must be a device this torch build can use")),
         ("nonsense Config device", lambda m: m.experiments.Config(device="nonsense"),
          ("raises", TypeError, r"^device must be a torch.device or a device string")),
-        ("meta Config device", lambda m: m.experiments.Config(device="meta"),
-         ("raises", ValueError, r"^device must be a device that computes")),
-        # raw errors
-        ("rotated share 1e300", lambda m: m.dominance.expected_rotated_diagonal_share(
-            np.eye(4) * 1e300), ("value", 1.0)),  # the identity stays diagonal
-        ("hardware(None)", lambda m: m.experiments.hardware(None),
-         ("raises", TypeError, r"^device must be a device string")),
-        ("run_grid(None)", lambda m: m.experiments.run_grid(None),
-         ("raises", TypeError, r"^configs must be an iterable")),
         # the wrong argument named
         ("theta 1e300", lambda m: m.kernel_from_frequencies(2.0, m.pe.frequencies(8) * 1e300),
          ("raises", ValueError, r"^delta x theta must stay within")),
         ("factor 5e-324", lambda m: m.nn.RotaryEmbedding(8, interpolation_factor=5e-324),
          ("raises", ValueError, r"^interpolation_factor must be >=")),
-        ("f returns NaN", lambda m: m.hessian.taylor_remainder(
-            m.nan_f, m.t8, m.t8, m.t8, m.t8, [0.1]),
-         ("raises", ValueError, r"^f must return a finite value")),
         ("fairseq, no rows", lambda m: m.conventions.framework_table(
             "fairseq", 0, 4, padding_idx=1).shape, ("value", (0, 4))),
-        # NaN from finite input
-        ("dominance 3e155", lambda m: m.dominance.diagonal_dominance(
-            np.diag([3e155, 1.0, 1.0, 1.0])).diagonal_share, ("value", 1.0)),
-        ("dominance 3e155 relative", lambda m: m.dominance.diagonal_dominance(
-            np.diag([3e155, 1.0, 1.0, 1.0])).relative_share, ("value", 0.5)),
-        ("toeplitz 1e300", lambda m: m.scaled_shares(1e300),
-         ("value", lambda m: m.scaled_shares(1.0))),
-        ("toeplitz 1e-300", lambda m: m.scaled_shares(1e-300),
-         ("value", lambda m: m.scaled_shares(1.0))),
         # nonsense accepted
         ("max_bytes 1e308", lambda m: m.pe.sinusoidal(4, 8, max_bytes=1e308),
          ("raises", ValueError, r"^max_bytes must be .*, got the float 1e\+308")),
-        ("progress 'False'", lambda m: m.experiments.run_grid([], progress="False"),
-         ("raises", TypeError, r"^progress must be True or False")),
         ("bool in pairs", lambda m: m.hp.reference_entries([0.0, 3.0], [True, 0], 8),
          ("raises", TypeError, r"^pairs must be integers .* holding bools")),
         ("string table", lambda m: m.pe.convert_layout(
@@ -692,16 +648,10 @@ ISSUE27_CASES = [
          ("raises", TypeError, r"^table must be a numeric array")),
         ("factor 1e-300", lambda m: m.nn.RotaryEmbedding(8, interpolation_factor=1e-300),
          ("raises", ValueError, r"^interpolation_factor must be >=")),
-        ("batch_size 1e8", lambda m: m.experiments.Config(batch_size=100_000_000),
-         ("raises", ValueError, r"^batch_size x train_length: .* over the limit")),
         ("train_length 1e8", lambda m: m.experiments.Config(train_length=100_000_000),
          ("raises", ValueError, r"^train_length x test_multiples \(the longest test sequence")),
-        ("train_length 1e5", lambda m: m.experiments.Config(train_length=100_000),
-         ("raises", ValueError, r"^batch_size x train_length: .* over the limit")),
         ("test_multiples 1e12", lambda m: m.experiments.Config(test_multiples=(1e12,)),
          ("raises", ValueError, r"^train_length x test_multiples \(the longest test")),
-        ("eval memory", lambda m: m.experiments.Config(test_multiples=(1000,)),
-         ("raises", ValueError, r"^eval_sequences x test_multiples: .* over the limit")),
 ]  # fmt: skip
 
 

@@ -478,12 +478,10 @@ def test_transformer_bad_arguments():
         TinyTransformer(5, 8, 2, 1, "learned")
     with pytest.raises(ValueError, match=r"^vocab_size\b"):
         TinyTransformer(0, 8, 2, 1, "none")
-    with pytest.raises(TypeError, match=r"^causal\b"):
-        TinyTransformer(5, 8, 2, 1, "none", causal="yes")
     with pytest.raises(TypeError, match="PositionScheme"):
         SelfAttention(8, 2, "rotary")
     model = TinyTransformer(5, 8, 2, 1, "none")
-    with pytest.raises(TypeError, match="integer tensor"):
+    with pytest.raises(TypeError, match=r"^tokens\b"):
         model(torch.zeros(2, 3))
     with pytest.raises(ValueError, match="axes"):
         model(torch.zeros(3, dtype=torch.int64))
@@ -1037,16 +1035,7 @@ def test_cache_sizes_are_checked_before_allocation():
         LearnedPositionalEmbedding(2**40, 8)
 
 
-def test_sizes_of_the_model_and_heads_are_capped():
-    with pytest.raises(ValueError, match=r"\bdim\b.*\bn_layers\b"):
-        TinyTransformer(5, 8192, 2, 256)
-    with pytest.raises(
-        ValueError,
-        match=r"^n_layers\b",
-    ):
-        TinyTransformer(5, 8, 2, 2**40)
-    with pytest.raises(ValueError, match=r"^vocab_size\b"):
-        TinyTransformer(2**40, 8, 2, 1)
+def test_sizes_of_the_heads_are_capped():
     with pytest.raises(ValueError, match=r"^n_heads\b"):
         alibi_slopes(2**40)
     with pytest.raises(ValueError, match=r"^n_heads\b"):
@@ -1091,13 +1080,6 @@ def test_alibi_bias_arguments():
         ALiBi(2).bias(4, 3, positions=torch.arange(3))
 
 
-def test_causal_must_be_a_bool():
-    with pytest.raises(TypeError, match=r"^causal\b"):
-        SelfAttention(8, 2, NoPositionalEncoding(), causal=None)
-    with pytest.raises(TypeError, match=r"^causal\b"):
-        TinyTransformer(5, 8, 2, 1, "none", causal=None)
-
-
 def test_self_attention_forward_arguments():
     attn = SelfAttention(8, 2, NoPositionalEncoding())
     with pytest.raises(TypeError, match=r"^x\b"):
@@ -1106,10 +1088,6 @@ def test_self_attention_forward_arguments():
         attn(torch.zeros(3, 8))
     with pytest.raises(ValueError, match=r"^x\b.*\b8\b"):
         attn(torch.zeros(1, 3, 6))
-    with pytest.raises(TypeError, match=r"^offset\b"):
-        attn(torch.zeros(1, 3, 8), "0")
-    with pytest.raises(TypeError, match=r"^return_weights\b"):
-        attn(torch.zeros(1, 3, 8), return_weights=1)
 
 
 def test_token_ids_outside_the_vocabulary_are_named():

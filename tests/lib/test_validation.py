@@ -138,16 +138,11 @@ MAX_BYTES = "max_bytes must be a positive whole number of bytes, got "
     ],
 )
 def test_bad_max_bytes(max_bytes, error, given):
-    from posenc_lib.course.naive import binary_code, integer_positions, scaled_positions
-
     for call in (
         lambda: pe.sinusoidal(4, 8, max_bytes=max_bytes),
         lambda: pe.sinusoidal(
             0, 8, max_bytes=max_bytes
         ),  # checked even for an empty table
-        lambda: integer_positions(4, max_bytes=max_bytes),
-        lambda: scaled_positions(4, max_bytes=max_bytes),
-        lambda: binary_code(4, 3, max_bytes=max_bytes),
     ):
         with pytest.raises(error, match="^" + MAX_BYTES + given + "$"):
             call()
@@ -327,3 +322,23 @@ def test_the_check_counter_sees_a_repeated_check():
 
     entries = validation_entries(twice)
     assert entries.count(("check_dim", "dim")) == 2
+
+
+def test_checks_used_by_the_course_name_the_argument():
+    """The shared checks whose refusals only the course reached before issue 26's re-cut."""
+    with pytest.raises(
+        ValueError, match=r"^test_multiples must be .* >= 1, got .*minimum 0.5"
+    ):
+        V.check_vector([0.5, 2.0], "test_multiples", minimum=1.0)
+    with pytest.raises(ValueError, match=r"^c must be a square 2-D array"):
+        V.check_matrix(np.ones((2, 3)), "c", square=True)
+    with pytest.raises(ValueError, match=r"^g must be a 2-D array"):
+        V.check_matrix(np.ones(3), "g")
+    with pytest.raises(ValueError, match=r"^positions must be a length L <= "):
+        V.check_positions(2**62)
+    torch = pytest.importorskip("torch")
+    from posenc_lib._torch_checks import check_not_meta
+
+    with pytest.raises(ValueError, match=r"^x must be a tensor with values"):
+        check_not_meta(torch.zeros(2, device="meta"), "x")
+    check_not_meta(torch.zeros(2), "x")  # a tensor with values passes

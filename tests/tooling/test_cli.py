@@ -253,11 +253,6 @@ def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path):
             ["--threads", "100000"],
             ["argument --threads: threads must be an integer in 1 .."],
         ),
-        (["--device", "meta"], ["argument --device: cannot use 'meta'", "computes"]),
-        (
-            ["--batch-size", "100000000"],
-            ["argument --batch-size: batch_size x train_length:", "over the limit"],
-        ),
         (
             ["--train-length", "100000000"],
             ["argument --train-length: train_length x test_multiples (the longest"],
