@@ -23,13 +23,13 @@ from pathlib import Path
 
 import torch
 
-from posenc_lib.course.experiments import Config, hardware
+from posenc_lib.course.experiments import Config
 from posenc_lib.course.length_experiments import run_length
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _cli import write_json_atomic
-from experiments import _commit
+from experiments import _commit, hardware
 
 #: The model and task of every run (the seed and scheme vary).
 BASE_CONFIG = dict(task="offset", n_heads=2, test_multiples=(1, 2, 4, 8))

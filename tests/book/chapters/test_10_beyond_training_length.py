@@ -2,8 +2,8 @@
 checks reject.
 
 Each test runs the chapter in-process up to one check cell with a plausible slip planted
-(``tests/book/chapters/runner.py``) and asserts that this check cell rejects it. The slips target the
-checks before the retrained run, so each call takes a few seconds.
+(``tests/book/chapters/runner.py``) and asserts that this check cell rejects it. The slips
+target the checks before the retrained run, so each call takes a few seconds.
 """
 
 from __future__ import annotations
