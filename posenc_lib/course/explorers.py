@@ -10,8 +10,8 @@ are numbered in the order of the calls, and nothing computed is stored (the brow
 
 The JavaScript (``assets/explorers.js``) computes the library's formulas in float64, and every
 value an explorer draws is exposed as ``element.__explorer.values()``;
-``tests/book/browser/test_explorer_parity.py`` drives the controls to extreme settings and compares those
-values with :mod:`posenc_lib` (relative difference at most :math:`10^{-9}`).
+``tests/book/browser/test_explorer_parity.py`` drives the controls to extreme settings and
+compares those values with :mod:`posenc_lib` (relative difference at most :math:`10^{-9}`).
 
 =====================  ========  ==============================================================
 function               chapter   what it shows
