@@ -199,10 +199,12 @@ def kernel_explorer(
     r"""Chapter 5: :math:`\kappa(\Delta)`, the integral :math:`\bar\kappa` and its regime forms.
 
     The sum (:func:`posenc_lib.kernel`), the integral (:func:`posenc_lib.kernel_integral`), the
-    quadratic, logarithmic and :math:`1/\Delta` forms (:mod:`posenc_lib.decay`) at 300
+    quadratic, logarithmic and :math:`1/\Delta` forms (:mod:`posenc_lib.decay`) at 240
     offsets from :math:`10^{-2}` to ``max_offset`` on a log axis, with
     :math:`\Delta^* = \pi d/\ln b` (where the sum leaves the integral), :math:`\Delta = 1` and
-    :math:`\Delta = b` marked and printed.
+    :math:`\Delta = b` marked and printed. Each form is drawn on its range: the run of chart
+    points, spanning at least a factor 2 in :math:`\Delta`, where it is within 0.01 of the
+    integral; a form that only crosses the integral has none.
 
     Parameters
     ----------
@@ -235,14 +237,16 @@ def rotary_explorer(
 ) -> Explorer:
     r"""Chapter 8: the relative rotary score and RoFormer's quantity against the offset.
 
-    At about 200 integer offsets from 1 to ``max_offset`` (log axis): the score
+    At most 160 distinct integer offsets, about geometric, from 1 to ``max_offset`` (log
+    axis): the score
     :math:`s(\Delta)/s(0)` of :math:`q = k = \mathbf 1`
     (:func:`posenc_lib.course.shift_invariance.rotary_scores` divided by :math:`d`, which is
     :math:`\kappa(\Delta)`), and RoFormer's quantity
     :math:`\frac{2}{d}\sum_{j=1}^{d/2}|S_j(\Delta)|`, :math:`S_j = \sum_{i<j}
     e^{\mathrm i\Delta\theta_i}`, divided by its value :math:`(d/2+1)/2` at 0; the rms floor
-    :math:`1/\sqrt d` and the random-phase level :math:`\frac{2}{d}\sum_j\sqrt{\pi j}/2` are
-    marked.
+    :math:`1/\sqrt d` and the random-phase level :math:`\frac{2}{d}\sum_j\sqrt{\pi j}/2`
+    (relative to the value at 0) are marked: the curves' levels as :math:`\Delta \to \infty`,
+    which the window reaches for :math:`d \ge 8` and moderate :math:`b`, not at :math:`d = 2`.
 
     Parameters
     ----------

@@ -625,25 +625,21 @@
   var WINDOWS = [10, 100, 1000, 10000, 100000, 1000000];
   // Where a regime form is within FORM_TOL of the integral, on the chart's points xs: the run
   // of points from the first one ("first"), up to the last one ("last"), or the longest run
-  // inside lo < Δ < hi ("longest"); [from, to] or null.
-  var FORM_TOL = 0.01;
+  // inside lo < Δ < hi ("longest"); [from, to] or null. A run counts only if it spans a factor
+  // of FORM_EXTENT or more in Δ (to ≥ FORM_EXTENT · from): a form that merely crosses the
+  // integral, within FORM_TOL at a point or two, has no range.
+  var FORM_TOL = 0.01, FORM_EXTENT = 2;
   function formRange(xs, form, integral, which, lo, hi) {
-    var n = xs.length, ok = function (k) {
+    var n = xs.length, best = null, a, z;
+    var ok = function (k) {
       return xs[k] > lo && xs[k] < hi && Math.abs(form[k] - integral[k]) <= FORM_TOL;
     };
-    var a, z;
-    if (which === "first") {
-      for (z = 0; z < n && ok(z); z++);
-      return z === 0 ? null : [xs[0], xs[z - 1]];
-    }
-    if (which === "last") {
-      for (a = n - 1; a >= 0 && ok(a); a--);
-      return a === n - 1 ? null : [xs[a + 1], xs[n - 1]];
-    }
-    var best = null;
     for (a = 0; a < n; a = z + 1) {
       for (z = a; z < n && ok(z); z++);
-      if (z > a && (best === null || z - a > best[1] - best[0] + 1)) best = [a, z - 1];
+      var run = [a, z - 1];
+      if (z === a || xs[run[1]] < FORM_EXTENT * xs[run[0]]) continue;
+      if ((which === "first" && a !== 0) || (which === "last" && z !== n)) continue;
+      if (best === null || run[1] - run[0] > best[1] - best[0]) best = run;
     }
     return best === null ? null : [xs[best[0]], xs[best[1]]];
   }
@@ -691,7 +687,7 @@
       current = { dim: d, base: b, window: hi, delta: xs, kernel: sum,
         kernel_integral: integral, kernel_taylor: taylor, kernel_log: logf,
         kernel_oscillatory: osc, delta_star: star, boundaries: [1, b],
-        form_tolerance: FORM_TOL, form_ranges: ranges };
+        form_tolerance: FORM_TOL, form_extent: FORM_EXTENT, form_ranges: ranges };
       var only = function (a, r) { // each form drawn only where it is within FORM_TOL
         return Array.from(a, function (v, k) {
           return r !== null && xs[k] >= r[0] && xs[k] <= r[1] ? v : null;
@@ -702,19 +698,20 @@
       var where = star > hi ? " (beyond this chart, which ends at Δ = " + showBase(hi) + ")"
         : star < xs[0] ? " (below this chart, which starts at Δ = " + xs[0] + ")" : "";
       var span = function (r, name) {
-        if (r === null) return "no " + name + " range on this chart";
+        if (r === null) return "no " + name + " range in this window";
         if (r[0] === xs[0]) return name + " up to Δ ≈ " + fmt(r[1], 2);
         if (r[1] === xs[n - 1]) return name + " from Δ ≈ " + fmt(r[0], 2);
         return name + " for " + fmt(r[0], 2) + " ≲ Δ ≲ " + fmt(r[1], 2);
       };
-      var regimes = ranges.log === null && b <= 10
-        ? "At b = " + showBase(b) + " there is no logarithmic range: 1 ≪ Δ ≪ b is empty, " +
-          "and the integral goes from its quadratic start to the 1/Δ form. "
-        : "";
+      var regimes = ranges.log !== null ? ""
+        : b <= 10 ? "At b = " + showBase(b) + " there is no logarithmic range: 1 ≪ Δ ≪ b is " +
+          "empty, and the integral goes from its quadratic start to the 1/Δ form. "
+        : "There is no logarithmic range in this window. ";
       parts.readout.textContent =
         "Δ* = πd / ln b = " + fmt(star, 4) + where + ": the sum follows the integral to " +
         "about 2/d = " + fmt(2 / d, 3) + " well below Δ* and fluctuates around it beyond. " +
-        regimes + "Each form is drawn where it is within " + FORM_TOL +
+        regimes + "Each form is drawn on its range: the run of chart points, spanning a " +
+        "factor " + FORM_EXTENT + " or more in Δ, where it is within " + FORM_TOL +
         " of the integral (as in Fig. 5.1): " + span(ranges.taylor, "quadratic") + ", " +
         span(ranges.log, "logarithmic") + ", " + span(ranges.oscillatory, "1/Δ") + ".";
     }
@@ -728,7 +725,8 @@
   function rotary(root, cfg) {
     var state = { dim: cfg.dim, base: cfg.base, window: cfg.window };
     var parts = frame(root, "Rotary score and RoFormer's bound against the offset",
-      "Move d and b: both curves fall at first, then stop at a floor.");
+      "Move d and b: for d ≥ 8 and 1.5 ≤ b ≤ 1e4 both fall, then stay near their Δ → ∞ " +
+      "levels (marked); at d = 2 neither falls.");
     var specs = [
       { name: "dim", label: "dimension d", values: DIMS },
       { name: "base", label: "base b", values: BASES, show: showBase },
@@ -758,7 +756,7 @@
       var rel = Float64Array.from(curves.level, function (v) { return v / start; });
       current = { dim: d, base: b, window: state.window, delta: xs,
         relative_score: curves.score, roformer_quantity: curves.level,
-        roformer_at_zero: start, rms_floor: f.score };
+        roformer_at_zero: start, rms_floor: f.score, random_phase_level: f.level };
       chart.setData([Array.from(xs), Array.from(curves.score), Array.from(rel)]);
       parts.readout.textContent =
         "At Δ = 0 the quantity (2/d) Σ_j |S_j| is (d/2 + 1)/2 = " + fmt(start, 4) +
@@ -810,16 +808,23 @@
         need.push(target * r.scaled[i]);
         if (need[i] > seen[i] * (1 + 1e-12) && seen[i] < 2 * Math.PI) beyond++;
       }
+      var allDivided = state.method === "yarn" && s > 1 && q.every(function (v) {
+        return Math.abs(v * s - 1) < 1e-9;
+      });
       current = { method: state.method, factor: s, trained: L, target: target, dim: d,
         base: b, theta: r.theta, scaled: r.scaled, attention: r.attention,
         ratio: Float64Array.from(q), trained_angle: Float64Array.from(seen),
-        needed_angle: Float64Array.from(need), beyond: beyond };
+        needed_angle: Float64Array.from(need), beyond: beyond,
+        all_divided: allDivided };
       ratio.setData([idx, q]);
       angles.setData([idx, seen, need]);
       parts.readout.textContent =
         "Target length s·L = " + target + ". Pairs that turn further there than in training " +
         "(and never made a full turn in training): " + beyond + " of " + n +
-        ". Attention factor a = " + fmt(r.attention, 4) + ".";
+        ". Attention factor a = " + fmt(r.attention, 4) + "." + (allDivided
+          ? " YaRN divides every pair by s here, the fast ones too: at this b its clamped " +
+            "correction range has low > high, which inverts the ramp (as in transformers)."
+          : "");
     }
     var controls = setup(root, specs, state, function () { ex.update(); });
     var ex = api(root, state, controls, update, function () { return current; });

@@ -17,6 +17,7 @@ import math
 import os
 from pathlib import Path
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -35,6 +36,20 @@ KINDS = ("encoding", "kernel", "rotary", "scaling")
 # The exponent slip a wrong explorer carries: theta_i = b^(-2(i+1)/d) instead of b^(-2i/d).
 RIGHT = "out[i] = Math.exp(-((2 * i) / d) * lb);"
 WRONG = "out[i] = Math.exp(-((2 * (i + 1)) / d) * lb);"
+# Further slips, each in one place and each caught by the comparisons: a sign in the integral's
+# small-offset branch, and linear scaling multiplying where it divides.
+SLIPS = {
+    "kernel": (
+        "if (x <= SERIES_LIMIT) return 1 - (cinSeries(x) - cinSeries(y)) / lb;",
+        "if (x <= SERIES_LIMIT) return 1 - (cinSeries(x) + cinSeries(y)) / lb;",
+        {"dim": 64},
+    ),
+    "scaling": (
+        'else if (method === "linear") for (i = 0; i < n; i++) out[i] = th[i] / factor;',
+        'else if (method === "linear") for (i = 0; i < n; i++) out[i] = th[i] * factor;',
+        {"method": "linear", "factor": 4},
+    ),
+}
 
 
 def _page_html(script: str | None = None) -> str:
@@ -155,8 +170,14 @@ def check_kernel(v: dict) -> None:
     close("oscillatory", v["kernel_oscillatory"], decay.kernel_oscillatory(x, base=b))
     close("delta_star", v["delta_star"], math.pi * d / math.log(b))
     close("boundaries", v["boundaries"], [1.0, b])
-    ranges, expected = v["form_ranges"], form_ranges(x, b, v["form_tolerance"])
-    assert v["form_tolerance"] == 0.01  # Fig. 5.1's
+    # the integral by an independent route: mpmath's Ci, (Ci(x) - Ci(x/b)) / ln b
+    with mpmath.workdps(40):
+        for k in (0, x.size // 3, 2 * x.size // 3, x.size - 1):
+            xk = mpmath.mpf(float(x[k]))
+            ref = float((mpmath.ci(xk) - mpmath.ci(xk / b)) / mpmath.log(b))
+            close(f"integral at {x[k]:.3g}, mpmath", v["kernel_integral"][k], ref)
+    assert v["form_tolerance"] == 0.01 and v["form_extent"] == 2  # Fig. 5.1's tolerance
+    ranges, expected = v["form_ranges"], form_ranges(x, b, 0.01, 2)
     assert set(ranges) == set(expected)
     for name, want in expected.items():
         got = ranges[name]
@@ -173,10 +194,11 @@ def _runs(ok: np.ndarray) -> list[tuple[int, int]]:
     )
 
 
-def form_ranges(x: np.ndarray, b: float, tol: float) -> dict:
+def form_ranges(x: np.ndarray, b: float, tol: float, extent: float) -> dict:
     """Where each regime form of posenc_lib.decay is within ``tol`` of the integral on the
-    points ``x``: the run from the first point (quadratic), the longest run inside
-    1 < Delta < b (logarithmic), the run up to the last point (1/Delta); None where empty."""
+    points ``x``, over a run that spans a factor ``extent`` or more in Delta: the run from the
+    first point (quadratic), the longest run inside 1 < Delta < b (logarithmic), the run up to
+    the last point (1/Delta); None where there is no such run."""
     integral = pe.kernel_integral(x, base=b)
     out = {}
     for name, form, inside in (
@@ -185,6 +207,7 @@ def form_ranges(x: np.ndarray, b: float, tol: float) -> dict:
         ("oscillatory", decay.kernel_oscillatory, np.ones(x.size, bool)),
     ):
         runs = _runs(inside & (np.abs(form(x, base=b) - integral) <= tol))
+        runs = [r for r in runs if x[r[1]] >= extent * x[r[0]]]
         if name == "taylor":
             runs = [r for r in runs if r[0] == 0]
         elif name == "oscillatory":
@@ -208,6 +231,14 @@ def check_rotary(v: dict) -> None:
     partial = np.cumsum(np.exp(1j * np.outer(x, theta)), axis=1)  # S_1 ... S_{d/2}
     close("RoFormer quantity", v["roformer_quantity"], np.abs(partial).mean(axis=1))
     close("its value at 0", v["roformer_at_zero"], (d / 2 + 1) / 2)
+    close("rms floor", v["rms_floor"], 1 / math.sqrt(d))
+    j = np.arange(1, d // 2 + 1)
+    level = np.mean(np.sqrt(np.pi * j) / 2) / ((d / 2 + 1) / 2)
+    close("random-phase level", v["random_phase_level"], level)
+    if d >= 64:  # the level is E|S_j| of j random unit phases, sqrt(pi j)/2 for large j
+        phases = np.random.default_rng(0).uniform(0, 2 * np.pi, (2000, d // 2))
+        walk = np.abs(np.cumsum(np.exp(1j * phases), axis=1)).mean() / ((d / 2 + 1) / 2)
+        assert abs(walk / v["random_phase_level"] - 1) < 0.02, (walk, level)
 
 
 def check_scaling(v: dict) -> None:
@@ -231,6 +262,13 @@ def check_scaling(v: dict) -> None:
     close(f"{method}: trained angle", v["trained_angle"], n * theta)
     close(f"{method}: needed angle", v["needed_angle"], target * scaled)
     close(f"{method}: attention", v["attention"], attention)
+    seen, need = n * theta, target * scaled
+    beyond = int(np.sum((need > seen * (1 + 1e-12)) & (seen < 2 * np.pi)))
+    assert v["beyond"] == beyond, (v["beyond"], beyond)
+    every = (
+        method == "yarn" and s > 1 and np.allclose(scaled * s, theta, rtol=1e-9, atol=0)
+    )
+    assert v["all_divided"] == every, (v["all_divided"], every)
 
 
 CHECKS = {
@@ -254,6 +292,10 @@ SETTINGS = {
         {"dim": 4096, "base": 1e6, "window": 1e6},
         {"dim": 4096, "base": 1.0001, "window": 10},
         {"dim": 64, "base": 1e4, "window": 1e3},
+        {"dim": 64, "base": 10, "window": 10},
+        {"dim": 64, "base": 10, "window": 1e3},
+        {"dim": 512, "base": 1e4, "window": 10},
+        {"dim": 512, "base": 1e6, "window": 10},
     ],
     "rotary": [
         {},
@@ -269,6 +311,8 @@ SETTINGS = {
             for d, b, s, n in ((4, 1.0001, 64, 256), (4096, 1e6, 1.5, 32768))
         ],
         {"method": "llama3", "dim": 128, "base": 1e5, "factor": 8},
+        {"method": "yarn", "dim": 128, "base": 2, "factor": 8},
+        {"method": "yarn", "dim": 128, "base": 1e4, "factor": 8},
     ],
 }
 
@@ -292,6 +336,21 @@ def test_an_explorer_with_a_wrong_exponent_fails(browser, tmp_path: Path) -> Non
                 CHECKS[kind](drive(wrong, kind, dim=64))
     finally:
         wrong.context.close()
+
+
+@pytest.mark.parametrize("kind", sorted(SLIPS))
+def test_an_explorer_with_a_slip_fails(browser, tmp_path: Path, kind: str) -> None:
+    right, wrong, setting = SLIPS[kind]
+    script = X._asset("explorers.js")
+    assert script.count(right) == 1
+    slipped = _open(
+        browser, tmp_path, f"slip-{kind}.html", _page_html(script.replace(right, wrong))
+    )
+    try:
+        with pytest.raises(AssertionError, match="relative difference"):
+            CHECKS[kind](drive(slipped, kind, **setting))
+    finally:
+        slipped.context.close()
 
 
 def test_the_chapter_5_question(page) -> None:
@@ -325,6 +384,27 @@ def test_readout_fits_the_settings(page) -> None:
     drive(page, "kernel", dim=64, base=1e4, window=1e6)
     text = page.inner_text(".pe-x[data-kind=kernel] .pe-x-readout")
     assert "no logarithmic range" not in text and "beyond this chart" not in text, text
+    # b = 10 (the form only crosses the integral) and a window of 10 at b = 1e4 (chapter 5's
+    # logarithmic range starts at 8.6): no range is reported, and the readout says so
+    for base, window in ((10, 1e3), (10, 10), (1e4, 10)):
+        v = drive(page, "kernel", dim=64, base=base, window=window)
+        text = page.inner_text(".pe-x[data-kind=kernel] .pe-x-readout")
+        assert v["form_ranges"]["log"] is None, (base, window, v["form_ranges"])
+        assert "no logarithmic range" in text, text
+
+
+def test_yarn_note_where_every_pair_is_divided(page) -> None:
+    """At b = 2 YaRN's clamped correction range inverts its ramp: every pair is divided by s
+    (posenc_lib.rope_scaling, as in transformers), and the readout says so; at b = 1e4 not."""
+    for base, every in ((2, True), (1e4, False)):
+        v = drive(page, "scaling", method="yarn", dim=128, base=base, factor=8)
+        text = page.inner_text(".pe-x[data-kind=scaling] .pe-x-readout")
+        scaled, _ = RopeScaling(
+            "yarn", factor=8, original_max_position_embeddings=int(v["trained"])
+        ).frequencies(128, base=base, seq_len=int(v["target"]))
+        theta = pe.frequencies(128, base=base)
+        assert np.allclose(scaled * 8, theta, rtol=1e-12) == every
+        assert ("divides every pair" in text) == every, text
 
 
 def test_keyboard_and_labels(page) -> None:
@@ -521,6 +601,7 @@ BOOK_PAGES = {
     "encoding": "notebooks/02_sinusoidal_encoding.html",
     "kernel": "notebooks/05_long_range_decay.html",
     "rotary": "notebooks/08_rotary.html",
+    "scaling": "notebooks/10_beyond_training_length.html",
 }
 
 
