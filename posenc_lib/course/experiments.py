@@ -239,6 +239,14 @@ class Config:
             return f"{self.scheme} b=1e{math.log10(self.base):g}"
         return self.scheme
 
+    def batch(
+        self, batch_size: int, length: int, rng: np.random.Generator
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """:func:`make_batch` of this run's task, vocabulary and ``k``."""
+        return make_batch(
+            self.task, batch_size, length, rng, vocab_size=self.vocab_size, k=self.k
+        )
+
 
 # --------------------------------------------------------------------------------------------
 # training and evaluation
@@ -324,14 +332,7 @@ def train(config: Config) -> tuple[TinyTransformer, list[float]]:
     losses = []
     model.train()
     for _ in range(config.steps):
-        tokens, targets = make_batch(
-            config.task,
-            config.batch_size,
-            config.train_length,
-            rng,
-            vocab_size=config.vocab_size,
-            k=config.k,
-        )
+        tokens, targets = config.batch(config.batch_size, config.train_length, rng)
         tokens, targets = tokens.to(config.device), targets.to(config.device)
         logits = model(tokens)
         loss = torch.nn.functional.cross_entropy(
@@ -382,14 +383,7 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
     )
     length = check_count(length, "length", 2)
     rng = np.random.default_rng([EVAL_SEED, TASKS.index(config.task), config.k, length])
-    tokens, targets = make_batch(
-        config.task,
-        config.eval_sequences,
-        length,
-        rng,
-        vocab_size=config.vocab_size,
-        k=config.k,
-    )
+    tokens, targets = config.batch(config.eval_sequences, length, rng)
     was_training = model.training
     model.eval()
     predictions = model(tokens.to(config.device)).argmax(dim=-1).cpu()

@@ -225,11 +225,18 @@ def kernel_explorer(
     >>> kernel_explorer(dim=512, max_offset=1e3)
     kernel explorer (d = 512, b = 10000, offsets up to 1000): interactive in the book and in Colab
     """
+    return _offset_explorer("kernel", dim, base, max_offset)
+
+
+def _offset_explorer(
+    kind: str, dim: object, base: object, max_offset: object
+) -> Explorer:
+    """The kernel or rotary explorer: ``d``, ``b`` and a window of offsets, checked."""
     dim = int(_value_in(dim, "dim", DIMS))
     base = _value_in(base, "base", BASES)
     max_offset = _value_in(max_offset, "max_offset", MAX_OFFSETS)
-    summary = f"kernel explorer (d = {dim}, b = {_fmt(base)}, offsets up to {_fmt(max_offset)})"
-    return Explorer("kernel", {"dim": dim, "base": base, "window": max_offset}, summary)
+    summary = f"{kind} explorer (d = {dim}, b = {_fmt(base)}, offsets up to {_fmt(max_offset)})"
+    return Explorer(kind, {"dim": dim, "base": base, "window": max_offset}, summary)
 
 
 def rotary_explorer(
@@ -263,11 +270,7 @@ def rotary_explorer(
     >>> rotary_explorer()
     rotary explorer (d = 64, b = 10000, offsets up to 10000): interactive in the book and in Colab
     """
-    dim = int(_value_in(dim, "dim", DIMS))
-    base = _value_in(base, "base", BASES)
-    max_offset = _value_in(max_offset, "max_offset", MAX_OFFSETS)
-    summary = f"rotary explorer (d = {dim}, b = {_fmt(base)}, offsets up to {_fmt(max_offset)})"
-    return Explorer("rotary", {"dim": dim, "base": base, "window": max_offset}, summary)
+    return _offset_explorer("rotary", dim, base, max_offset)
 
 
 def scaling_explorer(

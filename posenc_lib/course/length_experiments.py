@@ -32,7 +32,7 @@ from .._validation import check_choice, check_count, check_instance, check_real
 from ..nn import SinusoidalPositionalEncoding
 from ..rope_scaling import RopeScaling
 from ..scaled_rotary import ScaledRotaryEmbedding
-from .experiments import IGNORE, Config, evaluate, make_batch, train
+from .experiments import IGNORE, Config, evaluate, train
 from .transformer import TinyTransformer
 
 __all__ = [
@@ -253,14 +253,7 @@ def finetune(
     rng = np.random.default_rng([config.seed, 2, length])
     model.train()
     for _ in range(steps):
-        tokens, targets = make_batch(
-            config.task,
-            config.batch_size,
-            length,
-            rng,
-            vocab_size=config.vocab_size,
-            k=config.k,
-        )
+        tokens, targets = config.batch(config.batch_size, length, rng)
         loss = torch.nn.functional.cross_entropy(
             model(tokens).flatten(0, 1), targets.flatten(), ignore_index=IGNORE
         )
