@@ -143,16 +143,13 @@ def check_position_tensor(
     # The sizes are compared with explicit == / != and formatted only once a test failed:
     # under torch.compile(dynamic=True) they are symbolic, and Dynamo evaluates a membership
     # test (`in (1, batch)`) on symbols formatted into strings wrongly (issue 23).
-    ok_shape = positions.ndim == 1 or (positions.ndim == 2 and batch is not None)
-    if not ok_shape or positions.shape[-1] != length:
+    two_d = positions.ndim == 2
+    ok_shape = positions.ndim == 1 or (two_d and batch is not None)
+    bad_rows = two_d and positions.shape[0] != 1 and positions.shape[0] != batch
+    if not ok_shape or positions.shape[-1] != length or bad_rows:
         raise ValueError(
             f"positions must have shape {_positions_shape(length, batch)} (one position per "
-            f"token), got shape {tuple(positions.shape)}"
-        )
-    if positions.ndim == 2 and positions.shape[0] != 1 and positions.shape[0] != batch:
-        raise ValueError(
-            f"positions must have shape {_positions_shape(length, batch)} (one row per batch "
-            f"entry), got shape {tuple(positions.shape)}"
+            f"token, one row per batch entry), got shape {tuple(positions.shape)}"
         )
     if not torch.compiler.is_compiling() and positions.numel():
         values = positions.detach()

@@ -377,12 +377,9 @@ def check_matrix(
     if min_size > 1:
         accepted += f" with at least {min_size} rows and columns"
     array = _real_float64(as_array(values, name, accepted), name, accepted)
-    bad = array.ndim != 2 or min(array.shape, default=0) < max(min_size, 1)
-    if not bad and (square or even) and array.shape[0] != array.shape[1]:
-        bad = True
-    if not bad and even and array.shape[0] % 2:
-        bad = True
-    if bad:
+    rows, cols = array.shape if array.ndim == 2 else (0, 0)
+    unequal = (square or even) and rows != cols
+    if min(rows, cols) < max(min_size, 1) or unequal or (even and rows % 2):
         raise ValueError(_message(name, accepted, f"an array of shape {array.shape}"))
     return array
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from .nn import ALiBi, _to_float64
+from .nn import ALiBi
 
 __all__ = ["FalconALiBi"]
 
@@ -41,15 +41,7 @@ class FalconALiBi(ALiBi):
     def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
         device = self.slopes.device if device is None else device
         slopes = self._slopes_for(q_len, k_len, device, dtype)
-        # the positions of the queries and keys, as ALiBi builds its distances
-        if positions is None:
-            k_pos = torch.arange(k_len, device=device, dtype=torch.float64)
-            q_pos = torch.arange(
-                offset, offset + q_len, device=device, dtype=torch.float64
-            )
-        else:
-            k_pos = _to_float64(positions, device)
-            q_pos = k_pos[..., k_len - q_len :]
+        q_pos, k_pos = self._positions(q_len, k_len, offset, positions, device)
         rounded = slopes.to(torch.float32).to(torch.bfloat16).to(torch.float32)
 
         def r(pos: Tensor) -> Tensor:  # (heads, L) or (batch, heads, L)

@@ -119,9 +119,8 @@ MAX_MODEL_BYTES = _torch_checks.MAX_MODEL_BYTES
 #: Most heads :func:`alibi_slopes` and :class:`ALiBi` build slopes for.
 MAX_HEADS = 1 << 16
 
-_VALID = (
-    "_posenc_lib_computed"  # attribute set on the buffers this module computed itself
-)
+# attribute set on the buffers this module computed itself
+_VALID = "_posenc_lib_computed"
 
 
 def _rotary_dim(rotary_dim: object, head_dim: int) -> int:
@@ -134,14 +133,6 @@ def _rotary_dim(rotary_dim: object, head_dim: int) -> int:
             _message("rotary_dim", f"<= head_dim = {head_dim}", str(rotary_dim))
         )
     return rotary_dim
-
-
-def _n_heads(n_heads: object) -> int:
-    """``n_heads`` as an int in ``1 … MAX_HEADS``, else raise."""
-    n = check_count(n_heads, "n_heads", 1)
-    if n > MAX_HEADS:
-        raise ValueError(_message("n_heads", f"an integer in 1 … {MAX_HEADS}", str(n)))
-    return n
 
 
 # --------------------------------------------------------------------------------------------
@@ -172,11 +163,6 @@ _GROWTH_UNDER_COMPILE = (
     "torch.export: call extend(n) first, n the longest offset + length you will use "
     "(growth runs eagerly, outside the graph)"
 )
-
-
-def _eager_only(reason: str):
-    """``torch.compiler.disable`` with ``reason`` (shown by fullgraph errors)."""
-    return torch.compiler.disable(reason=reason)
 
 
 def _to_float64(positions: Tensor, device: torch.device) -> Tensor:
@@ -400,7 +386,7 @@ class _CachedTables(PositionScheme):
         target = device if (first.is_meta and device is not None) else first.device
         self._store(self.cached_length, first.dtype, target)
 
-    @_eager_only(_GROWTH_UNDER_COMPILE)
+    @torch.compiler.disable(reason=_GROWTH_UNDER_COMPILE)
     def _grow(self, needed: int) -> None:
         first = self._tables()[0]
         self._store(_next_power_of_two(needed), first.dtype, first.device)
@@ -597,9 +583,8 @@ class SinusoidalPositionalEncoding(_CachedTables):
         """Rows for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
         phase = _to_float64(positions, device)[..., None] * theta
-        halves = torch.cat(
-            (phase.sin(), phase.cos()), dim=-1
-        )  # the concatenated layout
+        # the concatenated layout
+        halves = torch.cat((phase.sin(), phase.cos()), dim=-1)
         rows = halves[..., self._perm.to(device)]
         if rows.shape[-1] > self.dim:  # odd dim, "split": no cosine for the last sine
             rows = rows[..., : self.dim]
@@ -615,9 +600,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
         """Rows ``offset … offset + length - 1`` of the table, shape (length, dim)."""
         length = check_count(length, "length", 0)
         offset = check_offset(offset)
-        check_cache_size(
-            length, self.dim, self.table.dtype, "length"
-        )  # the rows returned
+        check_cache_size(length, self.dim, self.table.dtype, "length")  # rows returned
         return self._slice(offset, length, self.table.device)[0]
 
     # -- module protocol ------------------------------------------------------------------------
@@ -859,9 +842,8 @@ class RotaryEmbedding(_CachedTables):
                 if self.interpolation_factor == 1.0
                 else np.arange(length) / self.interpolation_factor
             )
-            phase = angles(
-                positions, self.rotary_dim, base=self.base
-            )  # float64, (length, r/2)
+            # float64, (length, r/2)
+            phase = angles(positions, self.rotary_dim, base=self.base)
             cos = torch.from_numpy(np.cos(phase)).to(device=device, dtype=dtype)
             sin = torch.from_numpy(np.sin(phase)).to(device=device, dtype=dtype)
         _mark(cos, sin)
@@ -898,9 +880,8 @@ class RotaryEmbedding(_CachedTables):
         else:
             self._ensure(x.device)
             cos, sin = self._at(positions, x.device)  # (L, r/2) or (B, L, r/2)
-            if (
-                cos.ndim == 3
-            ):  # batch on axis 0 of moved; singleton axes between it and L
+            # batch on axis 0 of moved; singleton axes between it and L
+            if cos.ndim == 3:
                 shape = (cos.shape[0],) + (1,) * (moved.ndim - 3) + cos.shape[1:]
                 cos, sin = cos.reshape(shape), sin.reshape(shape)
         cos, sin = cos.to(x.dtype), sin.to(x.dtype)
@@ -948,7 +929,7 @@ def alibi_slopes(n_heads: int) -> list[float]:
     >>> alibi_slopes(4)
     [0.25, 0.0625, 0.015625, 0.00390625]
     """
-    n = _n_heads(n_heads)
+    n = check_count(n_heads, "n_heads", 1, MAX_HEADS)
 
     def power_of_two(count: int) -> list[float]:
         return [2.0 ** (-8.0 * h / count) for h in range(1, count + 1)]
@@ -973,7 +954,7 @@ class ALiBi(PositionScheme):
 
     def __init__(self, n_heads: int, *, device=None):
         super().__init__()
-        self.n_heads = _n_heads(n_heads)
+        self.n_heads = check_count(n_heads, "n_heads", 1, MAX_HEADS)
         self.register_buffer(
             "slopes", self._compute(check_device(device)), persistent=False
         )
@@ -1014,21 +995,22 @@ class ALiBi(PositionScheme):
             )
         return self.slopes.to(device)
 
+    def _positions(self, q_len, k_len, offset, positions, device):
+        """Float64 positions of the queries and the keys, each (length,) or (batch, length)."""
+        if positions is None:
+            end = offset + q_len
+            q_pos = torch.arange(offset, end, device=device, dtype=torch.float64)
+            return q_pos, torch.arange(k_len, device=device, dtype=torch.float64)
+        k_pos = _to_float64(positions, device)
+        return k_pos[..., k_len - q_len :], k_pos
+
     def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
         device = self.slopes.device if device is None else device
         slopes = self._slopes_for(q_len, k_len, device, dtype)
-        if positions is None:
-            q_pos = torch.arange(
-                offset, offset + q_len, device=device, dtype=torch.float64
-            )
-            k_pos = torch.arange(k_len, device=device, dtype=torch.float64)
-            distance = q_pos[:, None] - k_pos[None, :]
-        else:
-            k_pos = _to_float64(positions, device)
-            q_pos = k_pos[..., k_len - q_len :]
-            distance = q_pos[..., :, None] - k_pos[..., None, :]
-            if distance.ndim == 3:
-                distance = distance[:, None]  # (batch, 1, q_len, k_len)
+        q_pos, k_pos = self._positions(q_len, k_len, offset, positions, device)
+        distance = q_pos[..., :, None] - k_pos[..., None, :]
+        if distance.ndim == 3:
+            distance = distance[:, None]  # (batch, 1, q_len, k_len)
         if not causal:
             distance = distance.abs()
         out = -slopes[:, None, None] * distance

@@ -178,14 +178,10 @@ class RopeScaling:
     def __post_init__(self) -> None:
         put = object.__setattr__
         check_choice(self.rope_type, "rope_type", ROPE_TYPES)
-        put(self, "factor", _optional(self.factor, _factor, "factor"))
+        for name in ("factor", "attention_factor"):
+            put(self, name, _optional(getattr(self, name), _factor, name))
         for name in ("max_position_embeddings", "original_max_position_embeddings"):
             put(self, name, _optional(getattr(self, name), _length, name))
-        put(
-            self,
-            "attention_factor",
-            _optional(self.attention_factor, _factor, "attention_factor"),
-        )
         for name in ("beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor"):
             put(self, name, _factor(getattr(self, name), name))
         for name in ("mscale", "mscale_all_dim"):
@@ -198,26 +194,24 @@ class RopeScaling:
         put(self, "truncate", check_bool(self.truncate, "truncate"))
         for name in ("short_factor", "long_factor"):
             put(self, name, _optional(getattr(self, name), _factors, name))
-        put(
-            self,
-            "partial_rotary_factor",
-            check_real(self.partial_rotary_factor, "partial_rotary_factor", above=0.0),
+        fraction = check_real(
+            self.partial_rotary_factor, "partial_rotary_factor", above=0
         )
-        if self.partial_rotary_factor > 1.0:
+        if fraction > 1.0:
+            accepted = "a real number in (0, 1]"
             raise ValueError(
-                _message(
-                    "partial_rotary_factor", "a real number in (0, 1]", describe(1.0)
-                )
+                _message("partial_rotary_factor", accepted, describe(fraction))
             )
+        put(self, "partial_rotary_factor", fraction)
         for name in _NEEDS.get(self.rope_type, ()):
             if getattr(self, name) is None:
                 raise ValueError(f"rope_type {self.rope_type!r} needs {name}")
-        if self.rope_type in ("yarn", "longrope") and self.factor is None:
-            if self.max_position_embeddings is None:
-                raise ValueError(
-                    f"rope_type {self.rope_type!r} needs factor, or "
-                    "max_position_embeddings to derive it"
-                )
+        derived = self.factor is None and self.rope_type in ("yarn", "longrope")
+        if derived and self.max_position_embeddings is None:
+            raise ValueError(
+                f"rope_type {self.rope_type!r} needs factor, or "
+                "max_position_embeddings to derive it"
+            )
         if self.rope_type == "llama3" and self.high_freq_factor <= self.low_freq_factor:
             raise ValueError(
                 f"high_freq_factor must be > low_freq_factor = {self.low_freq_factor:g}, got "

@@ -27,7 +27,7 @@ import torch
 from torch import Tensor
 
 from ._validation import check_base, check_even_dim, check_instance
-from .nn import RotaryEmbedding, _eager_only, _mark, _to_float64
+from .nn import RotaryEmbedding, _mark, _to_float64
 from .rope_scaling import RopeScaling
 
 __all__ = ["ScaledRotaryEmbedding"]
@@ -159,7 +159,7 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
 
     # -- length-dependent schedules ---------------------------------------------------------
 
-    @_eager_only(_UPDATE_UNDER_COMPILE)
+    @torch.compiler.disable(reason=_UPDATE_UNDER_COMPILE)
     def _follow_length(
         self, offset: int, length: int, positions: Tensor | None
     ) -> None:

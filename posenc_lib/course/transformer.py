@@ -107,10 +107,8 @@ class SelfAttention(nn.Module):
         if bias is not None:
             scores = scores + bias
         if self.causal:
-            future = torch.ones(length, length, dtype=torch.bool, device=x.device).triu(
-                1
-            )
-            scores = scores.masked_fill(future, float("-inf"))
+            future = torch.ones(length, length, dtype=torch.bool, device=x.device)
+            scores = scores.masked_fill(future.triu(1), float("-inf"))
         weights = scores.softmax(dim=-1)
         y = (weights @ v).transpose(1, 2).reshape(batch, length, self.dim)
         y = self.out(y)
@@ -131,7 +129,6 @@ class Block(nn.Module):
     ):
         super().__init__()
         self.attn = SelfAttention(dim, n_heads, scheme, causal=causal)
-        self.dim = dim
         self.norm1 = nn.LayerNorm(dim)
         self.norm2 = nn.LayerNorm(dim)
         self.mlp = nn.Sequential(
@@ -208,9 +205,8 @@ class TinyTransformer(nn.Module):
                 f"scheme must be one of {', '.join(map(repr, SCHEMES))} or a PositionScheme, "
                 f"got {scheme!r}"
             )
-        if (
-            getattr(scheme, "dim", self.dim) != self.dim
-        ):  # learned and sinusoidal tables
+        # learned and sinusoidal tables have a dim
+        if getattr(scheme, "dim", self.dim) != self.dim:
             raise ValueError(
                 f"the {scheme.name} scheme has dim = {scheme.dim}, "
                 f"but the model has dim = {self.dim}"
