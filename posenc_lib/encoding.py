@@ -13,13 +13,12 @@ pair, :math:`p_{m+\Delta} = M_\Delta\,p_m` (:func:`posenc_lib.shift_matrix`); th
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from ._validation import (
     DEFAULT_MAX_BYTES,
+    _is_integer,
     check_base,
     check_choice,
     check_dim,
@@ -272,7 +271,7 @@ def sinusoidal(
     check_choice(spacing, "spacing", SPACINGS)
     check_choice(method, "method", METHODS)
     out_dtype = check_float_dtype(dtype)
-    odd = _is_odd(dim)
+    odd = _is_integer(dim) and dim % 2 == 1
     if odd and odd_dim is None:
         raise ValueError(
             f"dim must be a positive even integer, got {dim}; for an odd dim pass "
@@ -306,12 +305,6 @@ def sinusoidal(
     theta = np.exp(-(2.0 * np.arange(pairs) / dim) * np.log(base))
     full = _table(pos, dim + 1, theta, layout, np.dtype(np.float64), "direct")
     return full[:, :dim].astype(out_dtype)  # drops the cosine of the last pair
-
-
-def _is_odd(dim: object) -> bool:
-    return (
-        isinstance(dim, numbers.Integral) and not isinstance(dim, bool) and dim % 2 == 1
-    )
 
 
 def _table(
