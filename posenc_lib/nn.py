@@ -837,17 +837,22 @@ class RotaryEmbedding(_CachedTables):
             cos = torch.empty(length, half, dtype=dtype, device=device)
             sin = torch.empty(length, half, dtype=dtype, device=device)
         else:
-            positions = (
-                length
-                if self.interpolation_factor == 1.0
-                else np.arange(length) / self.interpolation_factor
+            cos, sin = (
+                torch.from_numpy(t).to(device=device, dtype=dtype)
+                for t in self._cos_sin(length)
             )
-            # float64, (length, r/2)
-            phase = angles(positions, self.rotary_dim, base=self.base)
-            cos = torch.from_numpy(np.cos(phase)).to(device=device, dtype=dtype)
-            sin = torch.from_numpy(np.sin(phase)).to(device=device, dtype=dtype)
         _mark(cos, sin)
         return cos, sin
+
+    def _cos_sin(self, length: int) -> tuple[np.ndarray, np.ndarray]:
+        """float64 cos and sin of positions ``0 … length-1``, (length, r/2) each."""
+        positions = (
+            length
+            if self.interpolation_factor == 1.0
+            else np.arange(length) / self.interpolation_factor
+        )
+        phase = angles(positions, self.rotary_dim, base=self.base)
+        return np.cos(phase), np.sin(phase)
 
     def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor, Tensor]:
         """cos and sin for arbitrary positions (any shape), from float64 angles; not cached."""

@@ -27,7 +27,7 @@ import torch
 from torch import Tensor
 
 from ._validation import check_base, check_even_dim, check_instance
-from .nn import RotaryEmbedding, _mark, _to_float64
+from .nn import RotaryEmbedding, _to_float64
 from .rope_scaling import RopeScaling
 
 __all__ = ["ScaledRotaryEmbedding"]
@@ -110,20 +110,10 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
 
     # -- the tables -------------------------------------------------------------------------
 
-    def _compute(
-        self, length: int, dtype: torch.dtype, device: torch.device
-    ) -> tuple[Tensor, Tensor]:
-        half = self.theta.size
-        if device.type == "meta":
-            cos = torch.empty(length, half, dtype=dtype, device=device)
-            sin = torch.empty(length, half, dtype=dtype, device=device)
-        else:
-            phase = np.arange(length, dtype=np.float64)[:, None] * self.theta
-            a = self.attention_scaling
-            cos = torch.from_numpy(np.cos(phase) * a).to(device=device, dtype=dtype)
-            sin = torch.from_numpy(np.sin(phase) * a).to(device=device, dtype=dtype)
-        _mark(cos, sin)
-        return cos, sin
+    def _cos_sin(self, length: int) -> tuple[np.ndarray, np.ndarray]:
+        phase = np.arange(length, dtype=np.float64)[:, None] * self.theta
+        a = self.attention_scaling
+        return np.cos(phase) * a, np.sin(phase) * a
 
     def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor, Tensor]:
         """cos and sin (times a) at any positions: cache rows, else float64 angles."""
