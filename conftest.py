@@ -13,14 +13,16 @@ from pathlib import Path
 #: Modules (and test helpers) whose import or examples need a package beyond numpy.
 _NEEDS = {
     "posenc_lib/nn.py": "torch",
-    "posenc_lib/course/hessian.py": "torch",
-    "posenc_lib/course/attention.py": "torch",
-    "posenc_lib/course/experiments.py": "torch",
+    "course/hessian.py": "torch",
+    "course/attention.py": "torch",
+    "course/experiments.py": "torch",
+    "course/transformer.py": "torch",
+    "course/length_experiments.py": "torch",
     "posenc_lib/alibi_falcon.py": "torch",
     "posenc_lib/scaled_rotary.py": "torch",
-    "posenc_lib/course/notebook.py": "sympy",
+    "course/notebook.py": "sympy",
     "posenc_lib/high_precision.py": "mpmath",
-    "lib/helpers_torch.py": "torch",
+    "course/helpers_torch.py": "torch",
 }
 
 

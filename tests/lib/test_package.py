@@ -37,6 +37,7 @@ NEEDS = {
     "course.attention": "torch",
     "course.experiments": "torch",
     "course.transformer": "torch",
+    "course.length_experiments": "torch",
 }
 
 
@@ -242,3 +243,40 @@ def test_every_module_is_in_the_chapter_table():
         if module.rpartition(".")[2].startswith("_"):
             continue
         assert f":mod:`~posenc_lib.{module}`" in pe.__doc__, module
+
+
+def _root_conftest_needs() -> dict[str, str]:
+    path = Path(__file__).resolve().parents[2] / "conftest.py"
+    spec = importlib.util.spec_from_file_location("root_conftest", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module._NEEDS
+
+
+def _imports_at_top(path: Path, package: str) -> bool:
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        if any(name.split(".")[0] == package for name in names):
+            return True
+    return False
+
+
+def test_modules_needing_torch_are_skipped_without_it():
+    """``make check-oldest`` collects the doctests without torch: the root conftest's
+    ``_NEEDS`` (keyed ``folder/file``) must name every module that imports torch at the top."""
+    needs = _root_conftest_needs()
+    top_level = {
+        f"{p.parent.name}/{p.name}"
+        for p in [
+            *PACKAGE.rglob("*.py"),
+            *PACKAGE.parents[0].joinpath("tests").rglob("*.py"),
+        ]
+        if not p.name.startswith("test_") and _imports_at_top(p, "torch")
+    }
+    assert top_level, "no module imports torch: the scan is broken"
+    missing = {key for key in top_level if needs.get(key) != "torch"}
+    assert not missing, f"add to conftest._NEEDS: {sorted(missing)}"
