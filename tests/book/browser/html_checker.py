@@ -1204,7 +1204,11 @@ async (timeoutMs) => {
     const summary = document.querySelector("#search-results .search-summary, p.search-summary");
     return summary && /found|did not match/i.test(summary.textContent);
   };
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  // Sphinx writes "found" once every result is listed, but each page's excerpt arrives later,
+  // from its own fetch: wait for those too (counted by _COUNT_FETCHES_JS).
+  const settled = () => done() && (window.__posencPendingFetches || 0) === 0;
+  while (!settled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
   const items = Array.from(document.querySelectorAll("#search-results ul.search li"));
   const results = [];
   for (const li of items) {
@@ -1223,8 +1227,24 @@ async (timeoutMs) => {
       original,
     });
   }
-  return {finished: done(), results};
+  return {finished: settled(), results};
 }
+"""
+
+# Run before the page's own scripts: counts the fetches still in flight, so that _SEARCH_JS
+# can wait for the excerpts Sphinx fetches after it has already written "found".
+_COUNT_FETCHES_JS = """
+(() => {
+  const fetchPage = window.fetch.bind(window);
+  window.__posencPendingFetches = 0;
+  window.fetch = (...args) => {
+    window.__posencPendingFetches += 1;
+    const done = () => { window.__posencPendingFetches -= 1; };
+    const request = fetchPage(...args);
+    request.then((response) => response.clone().text()).then(done, done);
+    return request;
+  };
+})();
 """
 
 
@@ -1243,6 +1263,7 @@ def search_book(
             executable_path=chromium, headless=True, args=CHROMIUM_ARGS
         )
         page = browser.new_page()
+        page.add_init_script(_COUNT_FETCHES_JS)
         page.goto(urljoin(base_url, "search.html?q=" + quote(query)), wait_until="load")
         found = page.evaluate(_SEARCH_JS, PAGE_TIMEOUT_MS)
         browser.close()
