@@ -169,9 +169,11 @@ CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: check-html test-browser check-colab check-oldest release
 
-check-html: book  ## open every page of _build/html in headless Chromium at 390 and 1400 px, light and dark (screenshots: _build/screenshots); the book, the checker's fixtures and the Colab render run in 2 workers
+check-html: book  ## open every page of _build/html in headless Chromium at 390 and 1400 px, light and dark (screenshots: _build/screenshots); the book, the checker's fixtures and the Colab render run in 2 workers, then the timed checks alone
 	CHROMIUM=$(CHROMIUM) BOOK_HTML_DIR=_build/html SCREENSHOTS_DIR=_build/screenshots \
-		$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile tests/book/browser
+		$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile -m "not timed" tests/book/browser
+	CHROMIUM=$(CHROMIUM) BOOK_HTML_DIR=_build/html \
+		$(BIN)/pytest -q -p no:cacheprovider -m timed tests/book/browser
 
 test-browser:  ## check-html where Chromium is installed; otherwise say clearly that it was skipped
 	@if [ -x "$(CHROMIUM)" ]; then $(MAKE) --no-print-directory check-html; \

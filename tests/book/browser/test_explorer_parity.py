@@ -514,6 +514,7 @@ def test_hover_shows_the_values_under_the_cursor(page) -> None:
     assert all(t.strip() not in ("", "–", "--") for t in shown[1:3]), shown
 
 
+@pytest.mark.timed  # alone: another worker's Chromium on the same cores would be timed too
 def test_update_time_at_d_4096_with_4x_throttling(page) -> None:
     drive(page, "encoding", dim=4096)
     drive(page, "kernel", dim=4096, window=1e6)
