@@ -1,6 +1,7 @@
 """Checks of the built HTML book (run by `make check-book` after `make book`)."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -8,7 +9,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
-HTML = ROOT / "_build" / "html"
+HTML = Path(os.environ.get("BOOK_HTML_DIR") or ROOT / "_build" / "html").resolve()
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PAGES = sorted(HTML.rglob("*.html"))
