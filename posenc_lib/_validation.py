@@ -36,7 +36,6 @@ __all__ = [
     "check_choice",
     "check_count",
     "check_dim",
-    "check_even_dim",
     "check_float_dtype",
     "check_index",
     "check_instance",
@@ -131,12 +130,7 @@ def check_count(
 
 def check_index(value: object, name: str, size: int) -> int:
     """``value`` as an int if it is an integer in ``0 .. size - 1``, else raise."""
-    accepted = f"an integer in 0 .. {size - 1}"
-    if not _is_integer(value):
-        raise TypeError(_message(name, accepted, describe(value)))
-    if not 0 <= value < size:  # type: ignore[operator]
-        raise ValueError(_message(name, accepted, describe(value)))
-    return int(value)  # type: ignore[call-overload]
+    return check_count(value, name, 0, size - 1)
 
 
 def check_dim(dim: object, name: str = "dim") -> int:
@@ -151,14 +145,6 @@ def check_dim(dim: object, name: str = "dim") -> int:
             _message(name, f"an even integer <= MAX_DIM = {MAX_DIM}", describe(dim))
         )
     return int(dim)  # type: ignore[call-overload]
-
-
-def check_even_dim(value: object, name: str) -> int:
-    """:func:`check_dim` for a module's size (its TypeError says the type of ``value``)."""
-    if not _is_integer(value):
-        given = f"{type(value).__name__} {value!r}"
-        raise TypeError(_message(name, "a positive even integer", given))
-    return check_dim(value, name)
 
 
 def check_table_dim(dim: object, odd: bool) -> int:
@@ -176,12 +162,11 @@ def check_real(
     below: float | None = None,
 ) -> float:
     """``value`` as a float if it is a finite real number in the open interval (above, below)."""
-    parts = ["a finite real number"]
+    accepted = "a finite real number"
     if above is not None:
-        parts.append(f"> {above:g}")
+        accepted += f" > {above:g}"
     if below is not None:
-        parts.append(f"< {below:g}" if above is None else f"and < {below:g}")
-    accepted = " ".join(parts)
+        accepted += f"{' and' if above is not None else ''} < {below:g}"
     if not _is_real(value):
         raise TypeError(_message(name, accepted, describe(value)))
     number = _as_float(value)

@@ -102,13 +102,11 @@ def _kernel_integral(offsets: np.ndarray, base: float) -> np.ndarray:
     y = x / base
     log_b = np.log(base)
     out = np.empty_like(x)
-    a = (
-        x <= _SERIES_LIMIT
-    )  # both arguments small: the Cin form, exact limit 1 at delta = 0
+    # both arguments small: the Cin form, exact limit 1 at delta = 0
+    a = x <= _SERIES_LIMIT
     out[a] = 1.0 - (_cin(x[a]) - _cin(y[a])) / log_b
-    b = (~a) & (
-        y <= _SERIES_LIMIT
-    )  # Ci(x) - (gamma + ln y - Cin(y)), ln y = ln x - ln b
+    # Ci(x) - (gamma + ln y - Cin(y)), ln y = ln x - ln b
+    b = (~a) & (y <= _SERIES_LIMIT)
     out[b] = 1.0 + (_ci(x[b]) - EULER_GAMMA - np.log(x[b]) + _cin(y[b])) / log_b
     c = y > _SERIES_LIMIT  # both large
     out[c] = (_ci(x[c]) - _ci(y[c])) / log_b

@@ -53,7 +53,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from . import _torch_checks, _validation
+from . import _torch_checks, _validation, encoding
 from ._torch_checks import (
     check_cache_size,
     check_device,
@@ -72,7 +72,6 @@ from ._validation import (
     check_choice,
     check_count,
     check_dim,
-    check_even_dim,
     check_real,
     check_table_dim,
 )
@@ -127,7 +126,7 @@ def _rotary_dim(rotary_dim: object, head_dim: int) -> int:
     """The rotated features: an even ``rotary_dim <= head_dim`` (``None``: ``head_dim``)."""
     if rotary_dim is None:
         return head_dim
-    rotary_dim = check_even_dim(rotary_dim, "rotary_dim")
+    rotary_dim = check_dim(rotary_dim, "rotary_dim")
     if rotary_dim > head_dim:
         raise ValueError(
             _message("rotary_dim", f"<= head_dim = {head_dim}", str(rotary_dim))
@@ -140,9 +139,23 @@ def _rotary_dim(rotary_dim: object, head_dim: int) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def _mark(*tensors: Tensor) -> None:
-    for tensor in tensors:
+def _computed(
+    arrays, count: int, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device
+) -> tuple[Tensor, ...]:
+    """``count`` buffers marked as computed here: ``arrays()`` (float64) cast once to ``dtype``
+    on ``device``, or, on the meta device, empty ones of ``shape`` (nothing to compute)."""
+    if device.type == "meta":
+        out = tuple(
+            torch.empty(shape, dtype=dtype, device=device) for _ in range(count)
+        )
+    else:
+        out = tuple(
+            torch.as_tensor(a, dtype=torch.float64).to(device=device, dtype=dtype)
+            for a in arrays()
+        )
+    for tensor in out:
         setattr(tensor, _VALID, True)
+    return out
 
 
 def _is_valid(tensor: Tensor, device: torch.device | None) -> bool:
@@ -350,17 +363,15 @@ class LearnedPositionalEmbedding(PositionScheme):
         return x + self.weight[offset:end].to(x.dtype)
 
 
-class _CachedTables(PositionScheme):
-    """A scheme whose tables (buffers ``_cached``, float64 angles cast once) grow on demand.
+class _Computed(PositionScheme):
+    """A scheme whose buffers ``_cached`` are computed, never trusted: recomputed (not converted)
+    when moved or cast, and when found replaced.
 
-    Subclasses give ``_compute(length, dtype, device)`` (the tables of positions ``0 … length-1``)
-    and ``_at(positions, device)`` (the rows of any positions, not cached), both as tuples in the
-    order of ``_cached``; ``_width_name`` names the attribute holding the row width in bytes'
-    count (``dim`` or ``rotary_dim``).
+    Subclasses give ``_compute(length, dtype, device)``, the buffers in the order of ``_cached``
+    (for tables, of positions ``0 … length-1``).
     """
 
     _cached: tuple[str, ...] = ()
-    _width_name = "dim"
 
     def _tables(self) -> tuple[Tensor, ...]:
         return tuple(getattr(self, name) for name in self._cached)
@@ -371,20 +382,41 @@ class _CachedTables(PositionScheme):
         ):
             setattr(self, name, table)
 
-    @property
-    def cached_length(self) -> int:
-        """Number of positions currently cached."""
-        return int(self._tables()[0].shape[0])
-
     def _ensure(self, device: torch.device | None = None) -> None:
-        """Recompute the tables if replaced (meta init, to_empty, assign, from_pretrained)."""
+        """Recompute the buffers if replaced (meta init, to_empty, assign, from_pretrained)."""
         if torch.compiler.is_compiling():
             return
         if all(_is_valid(table, device) for table in self._tables()):
             return
         first = self._tables()[0]
         target = device if (first.is_meta and device is not None) else first.device
-        self._store(self.cached_length, first.dtype, target)
+        self._store(first.shape[0], first.dtype, target)
+
+    def reset_parameters(self) -> None:
+        """Recompute the buffers (same length, dtype and device); meta ones stay on meta."""
+        first = self._tables()[0]
+        self._store(first.shape[0], first.dtype, first.device)
+
+    def _apply(self, fn, recurse: bool = True):
+        result = super()._apply(fn, recurse)
+        self.reset_parameters()  # a moved or cast buffer is recomputed, never converted
+        return result
+
+
+class _CachedTables(_Computed):
+    """A scheme whose tables (float64 angles cast once) grow on demand.
+
+    Besides ``_compute``, subclasses give ``_at(positions, device)`` (the rows of any positions,
+    not cached) as a tuple in the order of ``_cached``; ``_width_name`` names the attribute
+    holding the row width in bytes' count (``dim`` or ``rotary_dim``).
+    """
+
+    _width_name = "dim"
+
+    @property
+    def cached_length(self) -> int:
+        """Number of positions currently cached."""
+        return int(self._tables()[0].shape[0])
 
     @torch.compiler.disable(reason=_GROWTH_UNDER_COMPILE)
     def _grow(self, needed: int) -> None:
@@ -416,16 +448,6 @@ class _CachedTables(PositionScheme):
         self._ensure()
         if length > self.cached_length:
             self._grow(length)
-
-    def reset_parameters(self) -> None:
-        """Recompute the tables (same length, dtype and device); meta tables stay on meta."""
-        first = self._tables()[0]
-        self._store(self.cached_length, first.dtype, first.device)
-
-    def _apply(self, fn, recurse: bool = True):
-        result = super()._apply(fn, recurse)
-        self.reset_parameters()  # a moved or cast table is recomputed, never converted
-        return result
 
 
 class SinusoidalPositionalEncoding(_CachedTables):
@@ -526,14 +548,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
         self.layout = check_choice(layout, "layout", LAYOUTS)
         self.spacing = check_choice(spacing, "spacing", SPACINGS)
         if self.dim % 2 and self.odd_dim == "split":
-            if (
-                self.layout not in ("interleaved", "concatenated")
-                or self.spacing != "2i/d"
-            ):
-                raise ValueError(
-                    "odd_dim='split' needs layout 'interleaved' or 'concatenated' and spacing "
-                    f"'2i/d', got layout={self.layout!r}, spacing={self.spacing!r}"
-                )
+            encoding._check_split(self.layout, self.spacing)  # as sinusoidal() does
         self.padding_idx = None
         if padding_idx is not None:
             self.padding_idx = check_count(padding_idx, "padding_idx", 0, MAX_POSITION)
@@ -562,10 +577,8 @@ class SinusoidalPositionalEncoding(_CachedTables):
     def _compute(
         self, length: int, dtype: torch.dtype, device: torch.device
     ) -> tuple[Tensor]:
-        if device.type == "meta":
-            table = torch.empty(length, self.dim, dtype=dtype, device=device)
-        else:
-            rows = sinusoidal(
+        def rows() -> tuple[np.ndarray]:
+            table = sinusoidal(
                 length,
                 self.dim,
                 base=self.base,
@@ -574,10 +587,10 @@ class SinusoidalPositionalEncoding(_CachedTables):
                 odd_dim=self.odd_dim,
             )
             if self.padding_idx is not None and self.padding_idx < length:
-                rows[self.padding_idx] = 0.0  # fairseq's padding row
-            table = torch.from_numpy(rows).to(device=device, dtype=dtype)
-        _mark(table)
-        return (table,)
+                table[self.padding_idx] = 0.0  # fairseq's padding row
+            return (table,)
+
+        return _computed(rows, 1, (length, self.dim), dtype, device)
 
     def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor]:
         """Rows for arbitrary positions (any shape), from float64 angles; not cached."""
@@ -722,7 +735,7 @@ def rotary_permutation(
     >>> rotary_permutation(8, "interleaved", "half_split").tolist()
     [0, 2, 4, 6, 1, 3, 5, 7]
     """
-    head_dim = check_even_dim(head_dim, "head_dim")
+    head_dim = check_dim(head_dim, "head_dim")
     check_choice(source, "source", PAIRINGS)
     check_choice(target, "target", PAIRINGS)
     rotary_dim = _rotary_dim(rotary_dim, head_dim)
@@ -803,7 +816,7 @@ class RotaryEmbedding(_CachedTables):
         device=None,
     ):
         super().__init__()
-        self.head_dim = check_even_dim(head_dim, "head_dim")
+        self.head_dim = check_dim(head_dim, "head_dim")
         self.base = check_base(base)
         self.pairing = check_choice(pairing, "pairing", PAIRINGS)
         self.rotary_dim = _rotary_dim(rotary_dim, self.head_dim)
@@ -831,18 +844,9 @@ class RotaryEmbedding(_CachedTables):
 
     def _compute(
         self, length: int, dtype: torch.dtype, device: torch.device
-    ) -> tuple[Tensor, Tensor]:
-        half = self.rotary_dim // 2
-        if device.type == "meta":
-            cos = torch.empty(length, half, dtype=dtype, device=device)
-            sin = torch.empty(length, half, dtype=dtype, device=device)
-        else:
-            cos, sin = (
-                torch.from_numpy(t).to(device=device, dtype=dtype)
-                for t in self._cos_sin(length)
-            )
-        _mark(cos, sin)
-        return cos, sin
+    ) -> tuple[Tensor, ...]:
+        shape = (length, self.rotary_dim // 2)
+        return _computed(lambda: self._cos_sin(length), 2, shape, dtype, device)
 
     def _cos_sin(self, length: int) -> tuple[np.ndarray, np.ndarray]:
         """float64 cos and sin of positions ``0 … length-1``, (length, r/2) each."""
@@ -945,7 +949,7 @@ def alibi_slopes(n_heads: int) -> list[float]:
     return power_of_two(below) + power_of_two(2 * below)[0::2][: n - below]
 
 
-class ALiBi(PositionScheme):
+class ALiBi(_Computed):
     r"""Attention with linear biases :cite:`press2022alibi`.
 
     Head :math:`h` adds :math:`-s_h\,(m - n)` to the score of query :math:`m` on key :math:`n`
@@ -956,32 +960,18 @@ class ALiBi(PositionScheme):
     """
 
     name = "alibi"
+    _cached = ("slopes",)
 
     def __init__(self, n_heads: int, *, device=None):
         super().__init__()
         self.n_heads = check_count(n_heads, "n_heads", 1, MAX_HEADS)
-        self.register_buffer(
-            "slopes", self._compute(check_device(device)), persistent=False
-        )
+        (slopes,) = self._compute(self.n_heads, torch.float64, check_device(device))
+        self.register_buffer("slopes", slopes, persistent=False)
 
-    def _compute(self, device: torch.device) -> Tensor:
-        if device.type == "meta":
-            slopes = torch.empty(self.n_heads, dtype=torch.float64, device=device)
-        else:
-            slopes = torch.tensor(
-                alibi_slopes(self.n_heads), dtype=torch.float64, device=device
-            )
-        _mark(slopes)
-        return slopes
-
-    def reset_parameters(self) -> None:
-        """Recompute the slopes (float64, on the slopes' device)."""
-        self.slopes = self._compute(self.slopes.device)
-
-    def _apply(self, fn, recurse: bool = True):
-        result = super()._apply(fn, recurse)
-        self.reset_parameters()
-        return result
+    def _compute(self, length, dtype, device) -> tuple[Tensor]:
+        """The slopes, always float64 (``length`` and ``dtype`` are not used)."""
+        slopes = lambda: (alibi_slopes(self.n_heads),)  # noqa: E731
+        return _computed(slopes, 1, (self.n_heads,), torch.float64, device)
 
     def _slopes_for(self, q_len, k_len, device, dtype) -> Tensor:
         """The size check of a bias, then the (recomputed if replaced) slopes on ``device``."""
@@ -994,10 +984,7 @@ class ALiBi(PositionScheme):
                     f"{(needed + 2**19) // 2**20} MiB, over the limit MAX_CACHE_BYTES = "
                     f"{MAX_CACHE_BYTES // 2**20} MiB; use shorter q_len or k_len"
                 )
-        if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
-            self.slopes = self._compute(
-                device if self.slopes.is_meta else self.slopes.device
-            )
+        self._ensure(device)
         return self.slopes.to(device)
 
     def _positions(self, q_len, k_len, offset, positions, device):

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ._validation import check_base, check_even_dim, check_instance
+from ._validation import check_instance
 from .nn import RotaryEmbedding, _to_float64
 from .rope_scaling import RopeScaling
 
@@ -86,11 +86,10 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
         dtype: torch.dtype | None = None,
         device=None,
     ):
-        head_dim = check_even_dim(head_dim, "head_dim")
-        base = check_base(base)
         if scaling is None:
             scaling = RopeScaling()
         check_instance(scaling, "scaling", RopeScaling, "a posenc_lib RopeScaling")
+        # RopeScaling checks head_dim and base
         rotary_dim = scaling.rotary_dim(head_dim)
         theta, attention = scaling.frequencies(head_dim, base)
         # set before RotaryEmbedding.__init__, whose first tables come from _compute
