@@ -402,11 +402,9 @@ def check_positions(
             raise ValueError(_message("positions", _POSITIONS, describe(positions)))
         if width is not None:
             check_table_size(positions, width, itemsize, max_bytes, names=names)  # type: ignore[arg-type]
-        elif positions * 8 > DEFAULT_MAX_BYTES:  # type: ignore[operator]
-            longest = DEFAULT_MAX_BYTES // 8
-            raise ValueError(
-                _message("positions", f"a length L <= {longest}", describe(positions))
-            )
+        elif positions > MAX_LENGTH:  # type: ignore[operator]
+            accepted = f"a length L <= {MAX_LENGTH}"
+            raise ValueError(_message("positions", accepted, describe(positions)))
         return np.arange(int(positions), dtype=np.float64)  # type: ignore[call-overload]
     if positions is None or isinstance(positions, (bool, str, numbers.Number)):
         raise TypeError(_message("positions", _POSITIONS, describe(positions)))

@@ -178,10 +178,6 @@ _GROWTH_UNDER_COMPILE = (
 )
 
 
-def _to_float64(positions: Tensor, device: torch.device) -> Tensor:
-    return positions.to(device=device, dtype=torch.float64)
-
-
 # --------------------------------------------------------------------------------------------
 # the interface
 # --------------------------------------------------------------------------------------------
@@ -595,7 +591,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
     def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor]:
         """Rows for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
-        phase = _to_float64(positions, device)[..., None] * theta
+        phase = positions.to(device, torch.float64)[..., None] * theta
         # the concatenated layout
         halves = torch.cat((phase.sin(), phase.cos()), dim=-1)
         rows = halves[..., self._perm.to(device)]
@@ -861,7 +857,7 @@ class RotaryEmbedding(_CachedTables):
     def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor, Tensor]:
         """cos and sin for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
-        scaled = _to_float64(positions, device) / self.interpolation_factor
+        scaled = positions.to(device, torch.float64) / self.interpolation_factor
         phase = scaled[..., None] * theta
         return phase.cos().to(self.cos.dtype), phase.sin().to(self.cos.dtype)
 
@@ -915,10 +911,13 @@ class RotaryEmbedding(_CachedTables):
         check_module_input(x, "x", None, self.head_dim)
         return self._rotate_sequence(x, offset, positions, seq_axis)
 
+    def _scaling_repr(self) -> str:
+        return f"interpolation_factor={self.interpolation_factor:g}"
+
     def extra_repr(self) -> str:
         return (
             f"head_dim={self.head_dim}, base={self.base:g}, pairing={self.pairing!r}, "
-            f"rotary_dim={self.rotary_dim}, interpolation_factor={self.interpolation_factor:g}, "
+            f"rotary_dim={self.rotary_dim}, {self._scaling_repr()}, "
             f"cached_length={self.cached_length}"
         )
 
@@ -973,8 +972,8 @@ class ALiBi(_Computed):
         slopes = lambda: (alibi_slopes(self.n_heads),)  # noqa: E731
         return _computed(slopes, 1, (self.n_heads,), torch.float64, device)
 
-    def _slopes_for(self, q_len, k_len, device, dtype) -> Tensor:
-        """The size check of a bias, then the (recomputed if replaced) slopes on ``device``."""
+    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
+        device = self.slopes.device if device is None else device
         if isinstance(q_len, int) and isinstance(k_len, int):
             # the float64 distances (q_len x k_len), then the bias (heads x q_len x k_len)
             needed = q_len * k_len * (8 + self.n_heads * dtype.itemsize)
@@ -985,28 +984,27 @@ class ALiBi(_Computed):
                     f"{MAX_CACHE_BYTES // 2**20} MiB; use shorter q_len or k_len"
                 )
         self._ensure(device)
-        return self.slopes.to(device)
-
-    def _positions(self, q_len, k_len, offset, positions, device):
-        """Float64 positions of the queries and the keys, each (length,) or (batch, length)."""
+        # float64 positions of the queries and the keys, each (length,) or (batch, length)
         if positions is None:
             end = offset + q_len
             q_pos = torch.arange(offset, end, device=device, dtype=torch.float64)
-            return q_pos, torch.arange(k_len, device=device, dtype=torch.float64)
-        k_pos = _to_float64(positions, device)
-        return k_pos[..., k_len - q_len :], k_pos
+            k_pos = torch.arange(k_len, device=device, dtype=torch.float64)
+        else:
+            k_pos = positions.to(device, torch.float64)
+            q_pos = k_pos[..., k_len - q_len :]
+        return self._from_positions(self.slopes.to(device), q_pos, k_pos, causal).to(
+            dtype
+        )
 
-    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
-        device = self.slopes.device if device is None else device
-        slopes = self._slopes_for(q_len, k_len, device, dtype)
-        q_pos, k_pos = self._positions(q_len, k_len, offset, positions, device)
+    def _from_positions(self, slopes, q_pos, k_pos, causal: bool) -> Tensor:
+        """The float64 bias ([batch,] heads, q_len, k_len) of queries at ``q_pos`` on keys at
+        ``k_pos``."""
         distance = q_pos[..., :, None] - k_pos[..., None, :]
         if distance.ndim == 3:
             distance = distance[:, None]  # (batch, 1, q_len, k_len)
         if not causal:
             distance = distance.abs()
-        out = -slopes[:, None, None] * distance
-        return out.to(dtype)
+        return -slopes[:, None, None] * distance
 
 
 def make_scheme(

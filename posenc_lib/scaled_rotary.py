@@ -27,7 +27,7 @@ import torch
 from torch import Tensor
 
 from ._validation import check_instance
-from .nn import RotaryEmbedding, _to_float64
+from .nn import RotaryEmbedding
 from .rope_scaling import RopeScaling
 
 __all__ = ["ScaledRotaryEmbedding"]
@@ -127,7 +127,7 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
             index = positions.to(self.cos.device)
             return self.cos[index].to(device), self.sin[index].to(device)
         theta = torch.from_numpy(self.theta).to(device)
-        phase = _to_float64(positions, device)[..., None] * theta
+        phase = positions.to(device, torch.float64)[..., None] * theta
         a = self.attention_scaling
         return (phase.cos() * a).to(self.cos.dtype), (phase.sin() * a).to(
             self.cos.dtype
@@ -182,9 +182,8 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
             self._follow_length(offset, x.shape[seq_axis], positions)
         return super()._rotate(x, offset, positions, seq_axis)
 
-    def extra_repr(self) -> str:
+    def _scaling_repr(self) -> str:
         return (
-            f"head_dim={self.head_dim}, base={self.base:g}, pairing={self.pairing!r}, "
-            f"rotary_dim={self.rotary_dim}, rope_type={self.scaling.rope_type!r}, "
-            f"attention_scaling={self.attention_scaling:g}, cached_length={self.cached_length}"
+            f"rope_type={self.scaling.rope_type!r}, "
+            f"attention_scaling={self.attention_scaling:g}"
         )

@@ -1064,11 +1064,15 @@ def test_rotary_arguments_are_named():
         rotary_permutation(8, "complex")
 
 
-def test_make_scheme_names_max_len():
+def test_make_scheme_names_its_arguments():
     with pytest.raises(ValueError, match=r"^max_len\b"):
         make_scheme("sinusoidal", dim=8, max_len=-1)
     with pytest.raises(ValueError, match=r"^max_len\b"):
         make_scheme("rotary", dim=8, max_len=0)
+    with pytest.raises(ValueError, match=r"^name\b.*'none'"):
+        make_scheme("sine", dim=8)
+    with pytest.raises(ValueError, match=r"^max_len x dim\b"):
+        make_scheme("sinusoidal", dim=8, max_len=2**40)
 
 
 def test_alibi_bias_arguments():
