@@ -285,8 +285,9 @@ def as_array(values: object, name: str, accepted: str = "an array") -> np.ndarra
         raise TypeError(_message(name, accepted, describe(values))) from exc
 
 
-def _real_float64(array: np.ndarray, name: str, accepted: str) -> np.ndarray:
-    """``array`` as float64 if it holds finite real numbers, else raise."""
+def _real_float64(values: object, name: str, accepted: str) -> np.ndarray:
+    """``values`` (:func:`as_array`) as float64 if they are finite real numbers, else raise."""
+    array = as_array(values, name, accepted)
     if array.dtype == bool or not (
         np.issubdtype(array.dtype, np.integer)
         or np.issubdtype(array.dtype, np.floating)
@@ -310,7 +311,7 @@ def check_real_array(
     accepted = "finite real numbers (a scalar or an array)"
     if max_abs is not None:
         accepted = f"finite real numbers of magnitude <= {max_abs:g}"
-    array = _real_float64(as_array(values, name, accepted), name, accepted)
+    array = _real_float64(values, name, accepted)
     if max_abs is not None and array.size and np.abs(array).max() > max_abs:
         raise ValueError(
             _message(name, accepted, f"the value {np.abs(array).max():g} in magnitude")
@@ -330,7 +331,7 @@ def check_vector(
         accepted += " of even length"
     if minimum is not None:
         accepted += f" >= {minimum:g}"
-    array = _real_float64(as_array(values, name, accepted), name, accepted)
+    array = _real_float64(values, name, accepted)
     if array.ndim != 1 or array.size == 0 or (even and array.size % 2):
         raise ValueError(_message(name, accepted, f"an array of shape {array.shape}"))
     if minimum is not None and array.min() < minimum:
@@ -361,7 +362,7 @@ def check_matrix(
         accepted = "a 2-D array of finite reals"
     if min_size > 1:
         accepted += f" with at least {min_size} rows and columns"
-    array = _real_float64(as_array(values, name, accepted), name, accepted)
+    array = _real_float64(values, name, accepted)
     rows, cols = array.shape if array.ndim == 2 else (0, 0)
     unequal = (square or even) and rows != cols
     if min(rows, cols) < max(min_size, 1) or unequal or (even and rows % 2):
@@ -408,9 +409,7 @@ def check_positions(
         return np.arange(int(positions), dtype=np.float64)  # type: ignore[call-overload]
     if positions is None or isinstance(positions, (bool, str, numbers.Number)):
         raise TypeError(_message("positions", _POSITIONS, describe(positions)))
-    array = _real_float64(
-        as_array(positions, "positions", _POSITIONS), "positions", _POSITIONS
-    )
+    array = _real_float64(positions, "positions", _POSITIONS)
     if array.ndim != 1:
         raise ValueError(
             _message("positions", _POSITIONS, f"an array of shape {array.shape}")
@@ -418,14 +417,9 @@ def check_positions(
     if exact and array.size and np.abs(array).max() > 2.0**53:
         raw = np.asarray(positions)
         if raw.dtype.kind in "iu" or raw.dtype == object:
-            biggest = raw[np.abs(array) > 2.0**53][0]
-            raise ValueError(
-                _message(
-                    "positions",
-                    "integers of magnitude <= 2**53 (exact in float64)",
-                    f"the position {int(biggest)}",
-                )
-            )
+            accepted = "integers of magnitude <= 2**53 (exact in float64)"
+            given = f"the position {int(raw[np.abs(array) > 2.0**53][0])}"
+            raise ValueError(_message("positions", accepted, given))
     if width is not None:
         check_table_size(array.size, width, itemsize, max_bytes, names=names)
     return array

@@ -225,12 +225,10 @@ class PositionScheme(nn.Module):
         Token ``t`` is at position ``offset + t``, or ``positions[t]`` / ``positions[b, t]``
         (batch along axis 0) when ``positions`` is given.
         """
-        check_module_input(q, "q", None, getattr(self, "head_dim", None))
-        check_module_input(k, "k", None, getattr(self, "head_dim", None))
-        return (
-            self._rotate_sequence(q, offset, positions, seq_axis),
-            self._rotate_sequence(k, offset, positions, seq_axis),
-        )
+        for x, name in ((q, "q"), (k, "k")):
+            check_module_input(x, name, None, getattr(self, "head_dim", None))
+        q, k = (self._rotate_sequence(x, offset, positions, seq_axis) for x in (q, k))
+        return q, k
 
     def bias(
         self,
@@ -1026,34 +1024,28 @@ def make_scheme(
     n_heads = check_count(n_heads, "n_heads", 1)
     if dim % n_heads:
         raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
-    if max_len is not None:
-        max_len = check_count(max_len, "max_len", 1)
-    if name in ("sinusoidal", "rotary"):
-        width = dim if name == "sinusoidal" else dim // n_heads
-        check_cache_size(
-            max_len or 512,
-            width,
-            torch.get_default_dtype(),
-            "max_len",
-            "dim" if name == "sinusoidal" else "dim/n_heads",
+    length = 512 if max_len is None else check_count(max_len, "max_len", 1)
+    if name == "learned" and max_len is None:
+        raise ValueError(
+            "scheme 'learned' needs max_len (the number of trained positions)"
         )
+    rotary = name == "rotary"
+    width = dim // n_heads if rotary else dim  # of a cached row
+    if rotary and width % 2:
+        raise ValueError(
+            f"rotary needs an even head dimension, got dim/n_heads = {width}"
+        )
+    if name in ("sinusoidal", "rotary"):
+        names = ("max_len", "dim/n_heads" if rotary else "dim")
+        check_cache_size(length, width, torch.get_default_dtype(), *names)
     if name == "none":
         return NoPositionalEncoding()
     if name == "learned":
-        if max_len is None:
-            raise ValueError(
-                "scheme 'learned' needs max_len (the number of trained positions)"
-            )
-        return LearnedPositionalEmbedding(max_len, dim)
+        return LearnedPositionalEmbedding(length, dim)
     if name == "sinusoidal":
         return SinusoidalPositionalEncoding(
-            dim, base, initial_length=max_len or 512, batch_first=True
+            dim, base, initial_length=length, batch_first=True
         )
     if name == "rotary":
-        head_dim = dim // n_heads
-        if head_dim % 2:
-            raise ValueError(
-                f"rotary needs an even head dimension, got dim/n_heads = {head_dim}"
-            )
-        return RotaryEmbedding(head_dim, base, initial_length=max_len or 512)
+        return RotaryEmbedding(width, base, initial_length=length)
     return ALiBi(n_heads)

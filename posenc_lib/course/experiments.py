@@ -481,26 +481,21 @@ def expand_grid(
     ['none', 'sinusoidal b=1e2', 'sinusoidal b=1e4']
     """
     base_config = _check_config(base_config, "base_config")
-    configs = []
-    for task in tasks:
-        task_k = (k or {}).get(task, base_config.k)
-        for scheme in schemes:
-            bases = {"sinusoidal": sinusoidal_bases, "rotary": rotary_bases}.get(
-                scheme, (base_config.base,)
-            )
-            for base in bases:
-                for seed in seeds:
-                    configs.append(
-                        dataclasses.replace(
-                            base_config,
-                            task=task,
-                            k=task_k,
-                            scheme=scheme,
-                            base=float(base),
-                            seed=int(seed),
-                        )
-                    )
-    return configs
+    bases = {"sinusoidal": sinusoidal_bases, "rotary": rotary_bases}
+    return [
+        dataclasses.replace(
+            base_config,
+            task=task,
+            k=(k or {}).get(task, base_config.k),
+            scheme=scheme,
+            base=float(base),
+            seed=int(seed),
+        )
+        for task in tasks
+        for scheme in schemes
+        for base in bases.get(scheme, (base_config.base,))
+        for seed in seeds
+    ]
 
 
 def run_grid(

@@ -56,8 +56,8 @@ _F_ACCEPTED = "a callable f(x_m, x_n) returning a one-element tensor"
 def _point(f: object, x_m: object, x_n: object) -> tuple[PairFunction, Tensor, Tensor]:
     """The checked ``f`` and point ``(x_m, x_n)``: 1-D floating tensors."""
     f = check_callable(f, "f", _F_ACCEPTED)
-    x_m = check_tensor(x_m, "x_m", ndim=1)
-    x_n = check_tensor(x_n, "x_n", ndim=1)
+    x_m = check_tensor(x_m, "x_m", shape=(None,))
+    x_n = check_tensor(x_n, "x_n", shape=(None,))
     return f, x_m, x_n
 
 
