@@ -354,12 +354,10 @@ def check_matrix(
     ``square``: equal sides; ``even``: square of even size (one row per encoding coordinate);
     ``min_size``: at least that many rows and columns.
     """
-    if even:
-        accepted = "a d x d array of finite reals with d even"
-    elif square:
-        accepted = "a square 2-D array of finite reals"
-    else:
-        accepted = "a 2-D array of finite reals"
+    kind = (
+        "a d x d array" if even else "a square 2-D array" if square else "a 2-D array"
+    )
+    accepted = f"{kind} of finite reals" + (" with d even" if even else "")
     if min_size > 1:
         accepted += f" with at least {min_size} rows and columns"
     array = _real_float64(values, name, accepted)

@@ -862,17 +862,19 @@ class RotaryEmbedding(_CachedTables):
     # -- rotation -------------------------------------------------------------------------------
 
     def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+        """The first ``rotary_dim`` features turned, the others passed through."""
         r = self.rotary_dim
-        rot = x[..., :r] if r < self.head_dim else x
+        out = self._turn_pairs(x[..., :r] if r < self.head_dim else x, cos, sin)
+        return out if r == self.head_dim else torch.cat((out, x[..., r:]), dim=-1)
+
+    def _turn_pairs(self, rot: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+        half = self.rotary_dim // 2
         if self.pairing == "interleaved":
             x0, x1 = rot[..., 0::2], rot[..., 1::2]
-            out = torch.stack(
-                (x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1
-            ).flatten(-2)
-        else:
-            x0, x1 = rot[..., : r // 2], rot[..., r // 2 :]
-            out = torch.cat((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
-        return out if r == self.head_dim else torch.cat((out, x[..., r:]), dim=-1)
+            out = torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
+            return out.flatten(-2)
+        x0, x1 = rot[..., :half], rot[..., half:]
+        return torch.cat((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
 
     def _rotate(
         self, x: Tensor, offset: int, positions: Tensor | None, seq_axis: int

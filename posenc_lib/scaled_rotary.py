@@ -133,18 +133,15 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
             self.cos.dtype
         )
 
-    def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+    def _turn_pairs(self, rot: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
         """Half-split: ``x * [cos | cos] + [x1 | x0] * [-sin | sin]``, the same products and
         sums as the pairwise form, in fewer passes over ``x`` (as ``rotate_half`` does)."""
         if self.pairing != "half_split":
-            return super()._turn(x, cos, sin)
-        r = self.rotary_dim
-        rot = x[..., :r] if r < self.head_dim else x
-        swapped = torch.cat((rot[..., r // 2 :], rot[..., : r // 2]), dim=-1)
-        out = rot * torch.cat((cos, cos), dim=-1) + swapped * torch.cat(
-            (-sin, sin), dim=-1
-        )
-        return out if r == self.head_dim else torch.cat((out, x[..., r:]), dim=-1)
+            return super()._turn_pairs(rot, cos, sin)
+        half = self.rotary_dim // 2
+        swapped = torch.cat((rot[..., half:], rot[..., :half]), dim=-1)
+        cos, sin = torch.cat((cos, cos), dim=-1), torch.cat((-sin, sin), dim=-1)
+        return rot * cos + swapped * sin
 
     # -- length-dependent schedules ---------------------------------------------------------
 
