@@ -109,13 +109,11 @@ def check_position_tensor(
             f"a torch.Tensor of {kind} positions, shape (length,) or (batch, length)"
         )
         raise TypeError(_message("positions", accepted, type(positions).__name__))
-    if positions.dtype == torch.bool or positions.is_complex():
+    wrong = positions.dtype == torch.bool or positions.is_complex()
+    if wrong or (integer and positions.is_floating_point()):
         raise TypeError(
-            f"positions must hold {kind} numbers, got dtype {positions.dtype}"
-        )
-    if integer and positions.is_floating_point():
-        raise TypeError(
-            f"positions must hold integers here, got dtype {positions.dtype}"
+            f"positions must hold {'integers' if integer else 'real numbers'}, got dtype "
+            f"{positions.dtype}"
         )
     if positions.is_meta:  # a shape without values to compute with
         accepted = "a tensor with values (cpu, cuda, ...)"

@@ -37,6 +37,7 @@ __all__ = [
     "check_count",
     "check_dim",
     "check_float_dtype",
+    "check_heads",
     "check_index",
     "check_instance",
     "check_matrix",
@@ -145,6 +146,14 @@ def check_dim(dim: object, name: str = "dim") -> int:
             _message(name, f"an even integer <= MAX_DIM = {MAX_DIM}", describe(dim))
         )
     return int(dim)  # type: ignore[call-overload]
+
+
+def check_heads(dim: object, n_heads: object) -> tuple[int, int]:
+    """``dim`` (:func:`check_dim`) and ``n_heads`` (an integer >= 1) that divides it, as ints."""
+    dim, n_heads = check_dim(dim), check_count(n_heads, "n_heads", 1)
+    if dim % n_heads:
+        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+    return dim, n_heads
 
 
 def check_table_dim(dim: object, odd: bool) -> int:

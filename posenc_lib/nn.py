@@ -72,6 +72,7 @@ from ._validation import (
     check_choice,
     check_count,
     check_dim,
+    check_heads,
     check_real,
     check_table_dim,
 )
@@ -1022,10 +1023,7 @@ def make_scheme(
     dimension ``dim // n_heads``); ``n_heads`` by ``"alibi"``.
     """
     check_choice(name, "name", SCHEMES)
-    dim = check_dim(dim)
-    n_heads = check_count(n_heads, "n_heads", 1)
-    if dim % n_heads:
-        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+    dim, n_heads = check_heads(dim, n_heads)
     length = 512 if max_len is None else check_count(max_len, "max_len", 1)
     if name == "learned" and max_len is None:
         raise ValueError(

@@ -25,7 +25,7 @@ import torch
 from torch import Tensor, nn
 
 from .._torch_checks import check_index_tensor, check_module_input
-from .._validation import check_choice, check_count, check_dim
+from .._validation import check_choice, check_count, check_heads
 from ..nn import (
     SCHEMES,
     ALiBi,
@@ -35,11 +35,6 @@ from ..nn import (
 )
 
 __all__ = ["Block", "SelfAttention", "TinyTransformer"]
-
-
-def _heads_divide(dim: int, n_heads: int) -> None:
-    if dim % n_heads:
-        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
 
 
 class SelfAttention(nn.Module):
@@ -53,9 +48,7 @@ class SelfAttention(nn.Module):
         self, dim: int, n_heads: int, scheme: PositionScheme, *, causal: bool = True
     ):
         super().__init__()
-        self.dim = check_dim(dim)
-        self.n_heads = check_count(n_heads, "n_heads", 1)
-        _heads_divide(self.dim, self.n_heads)
+        self.dim, self.n_heads = check_heads(dim, n_heads)
         self.head_dim = self.dim // self.n_heads
         if not isinstance(scheme, PositionScheme):
             raise TypeError(
@@ -190,11 +183,9 @@ class TinyTransformer(nn.Module):
     ):
         super().__init__()
         self.vocab_size = check_count(vocab_size, "vocab_size", 1)
-        self.dim = check_dim(dim)
-        self.n_heads = check_count(n_heads, "n_heads", 1)
+        self.dim, self.n_heads = check_heads(dim, n_heads)
         self.n_layers = check_count(n_layers, "n_layers", 1)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        _heads_divide(self.dim, self.n_heads)
         if isinstance(scheme, str):
             check_choice(scheme, "scheme", SCHEMES)
             scheme = make_scheme(
