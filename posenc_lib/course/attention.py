@@ -369,6 +369,7 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> PairFunction:
     def tensor(a: np.ndarray) -> Tensor:
         return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
 
+    eps = data.meta.get("layer_norm_eps") or 1e-12  # BERT's default when not recorded
     return layer_norm_head_logit(
         tensor(data.query_weight[rows]),
         tensor(data.query_bias[rows]),
@@ -376,7 +377,5 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> PairFunction:
         tensor(data.key_bias[rows]),
         tensor(data.embedding_ln_weight),
         tensor(data.embedding_ln_bias),
-        float(
-            data.meta.get("layer_norm_eps") or 1e-12
-        ),  # BERT's default when not recorded
+        float(eps),
     )
