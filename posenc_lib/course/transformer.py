@@ -28,9 +28,7 @@ from .._torch_checks import check_index_tensor, check_module_input
 from .._validation import check_choice, check_count, check_heads
 from ..nn import (
     SCHEMES,
-    ALiBi,
     PositionScheme,
-    RotaryEmbedding,
     make_scheme,
 )
 
@@ -54,16 +52,14 @@ class SelfAttention(nn.Module):
             raise TypeError(
                 f"scheme must be a PositionScheme, got {type(scheme).__name__}"
             )
-        if isinstance(scheme, RotaryEmbedding) and scheme.head_dim != self.head_dim:
-            raise ValueError(
-                f"the rotary scheme has head_dim = {scheme.head_dim} but dim / n_heads = "
-                f"{self.head_dim}; build it with RotaryEmbedding({self.head_dim})"
-            )
-        if isinstance(scheme, ALiBi) and scheme.n_heads != self.n_heads:
-            raise ValueError(
-                f"the ALiBi scheme has n_heads = {scheme.n_heads} slopes but the attention has "
-                f"n_heads = {self.n_heads}; build it with ALiBi({self.n_heads})"
-            )
+        # the sizes a scheme instance has (dim; rotary: head_dim; ALiBi: n_heads) must match
+        sizes = {"dim": self.dim, "head_dim": self.head_dim, "n_heads": self.n_heads}
+        for size, want in sizes.items():
+            if getattr(scheme, size, want) != want:
+                raise ValueError(
+                    f"the {scheme.name} scheme has {size} = {getattr(scheme, size)}, but the "
+                    f"model has {size} = {want} (dim = {self.dim}, n_heads = {self.n_heads})"
+                )
         self.scheme = scheme
         self.causal = causal
         self.qkv = nn.Linear(self.dim, 3 * self.dim)
@@ -197,11 +193,6 @@ class TinyTransformer(nn.Module):
                 f"got {scheme!r}"
             )
         # learned and sinusoidal tables have a dim
-        if getattr(scheme, "dim", self.dim) != self.dim:
-            raise ValueError(
-                f"the {scheme.name} scheme has dim = {scheme.dim}, "
-                f"but the model has dim = {self.dim}"
-            )
         self.causal = causal
         self.scheme = scheme
         self.token_embedding = nn.Embedding(self.vocab_size, self.dim)
