@@ -214,9 +214,7 @@ def check_cache_size(
         )
 
 
-def check_index_tensor(
-    values: Any, name: str, size: int, why: str, *, given: str = ""
-) -> None:
+def check_index_tensor(values: Any, name: str, size: int, why: str) -> None:
     """Refuse entries of an integer tensor outside ``0 .. size - 1``; ``why`` says what ``size`` is.
 
     Skipped under torch.compile and export (reading the values would cut the graph).
@@ -228,5 +226,5 @@ def check_index_tensor(
     low, high = int(values.min()), int(values.max())
     if low < 0 or high >= size:
         raise ValueError(
-            f"{name} must lie in 0 … {size - 1} ({why}), got {given}{low} … {high}"
+            f"{name} must lie in 0 … {size - 1} ({why}), got {low} … {high}"
         )
