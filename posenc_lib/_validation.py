@@ -379,10 +379,11 @@ def check_matrix(
 
 def check_broadcast(
     first: np.ndarray, second: np.ndarray, names: tuple[str, str]
-) -> tuple[int, ...]:
-    """The shape ``first`` and ``second`` broadcast to, else raise naming both arguments."""
+) -> tuple[np.ndarray, ...]:
+    """``first`` and ``second`` broadcast to one shape (views, not copies), else raise naming
+    both arguments."""
     try:
-        return tuple(np.broadcast_shapes(first.shape, second.shape))
+        return tuple(np.broadcast_arrays(first, second))
     except ValueError as exc:
         raise ValueError(
             f"{names[0]} and {names[1]} must broadcast to one shape, got shapes "

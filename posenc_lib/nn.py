@@ -332,10 +332,9 @@ class LearnedPositionalEmbedding(PositionScheme):
                 f"max_len x dim = {self.max_len} x {self.dim} is over the limit MAX_MODEL_BYTES = "
                 f"{MAX_MODEL_BYTES // 2**20} MiB; use a smaller max_len"
             )
+        device = check_device(device)
         self.weight = nn.Parameter(
-            torch.empty(
-                self.max_len, self.dim, dtype=dtype, device=check_device(device)
-            )
+            torch.empty(self.max_len, self.dim, dtype=dtype, device=device)
         )
         self.reset_parameters()
 
@@ -379,9 +378,8 @@ class _Computed(PositionScheme):
 
     def _ensure(self, device: torch.device | None = None) -> None:
         """Recompute the buffers if replaced (meta init, to_empty, assign, from_pretrained)."""
-        if torch.compiler.is_compiling():
-            return
-        if all(_is_valid(table, device) for table in self._tables()):
+        valid = (_is_valid(table, device) for table in self._tables())
+        if torch.compiler.is_compiling() or all(valid):
             return
         first = self._tables()[0]
         target = device if (first.is_meta and device is not None) else first.device

@@ -310,11 +310,10 @@ def block_logit(model: nn.Module, head: int, *, layer: int = 0) -> PairFunction:
     head = check_index(head, "head", attn.n_heads)
     d, width = attn.dim, attn.head_dim
     rows = slice(head * width, (head + 1) * width)
-    with torch.no_grad():
-        weight = attn.qkv.weight.detach().double().clone()
-        bias = attn.qkv.bias.detach().double().clone()
-        gamma = block.norm1.weight.detach().double().clone()
-        beta = block.norm1.bias.detach().double().clone()
+    weight = attn.qkv.weight.detach().double().clone()
+    bias = attn.qkv.bias.detach().double().clone()
+    gamma = block.norm1.weight.detach().double().clone()
+    beta = block.norm1.bias.detach().double().clone()
     return layer_norm_head_logit(
         weight[:d][rows],
         bias[:d][rows],

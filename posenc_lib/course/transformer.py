@@ -76,12 +76,8 @@ class SelfAttention(nn.Module):
         """``x`` (batch, length, dim) → (batch, length, dim) [, weights (batch, heads, L, L)]."""
         check_module_input(x, "x", (3,), self.dim)
         batch, length, _ = x.shape
-        qkv = (
-            self.qkv(x)
-            .view(batch, length, 3, self.n_heads, self.head_dim)
-            .permute(2, 0, 3, 1, 4)
-        )
-        q, k, v = qkv[0], qkv[1], qkv[2]
+        shape = (batch, length, 3, self.n_heads, self.head_dim)
+        q, k, v = self.qkv(x).view(shape).permute(2, 0, 3, 1, 4)
         q, k = self.scheme.rotate(q, k, offset, positions=positions, seq_axis=2)
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)
         bias = self.scheme.bias(
@@ -216,7 +212,18 @@ class TinyTransformer(nn.Module):
 
         ``positions`` (shape (L,) or (batch, L)) gives each token's position instead.
         """
-        _check_token_tensor(tokens, self.vocab_size)
+        # token ids: an integer tensor (batch, length) of values in 0 … vocab_size - 1
+        ints = (torch.int64, torch.int32)
+        if not isinstance(tokens, torch.Tensor) or tokens.dtype not in ints:
+            raise TypeError(
+                f"tokens must be an int64 or int32 torch.Tensor, got {tokens!r:.60}"
+            )
+        if tokens.ndim != 2:
+            raise ValueError(
+                f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
+            )
+        vocab = f"vocab_size = {self.vocab_size}"
+        check_index_tensor(tokens, "tokens", self.vocab_size, vocab)
         x = self.scheme.embed(self.token_embedding(tokens), offset, positions=positions)
         for block in self.blocks:
             x = block(x, offset, positions=positions)
@@ -224,20 +231,3 @@ class TinyTransformer(nn.Module):
 
     def extra_repr(self) -> str:
         return f"scheme={self.scheme.name!r}, causal={self.causal}"
-
-
-def _check_token_tensor(tokens: object, vocab_size: int) -> Tensor:
-    """Token ids: an integer tensor (batch, length) of values in ``0 … vocab_size - 1``."""
-    if not isinstance(tokens, torch.Tensor) or tokens.dtype not in (
-        torch.int64,
-        torch.int32,
-    ):
-        raise TypeError(
-            f"tokens must be an int64 or int32 torch.Tensor, got {tokens!r:.60}"
-        )
-    if tokens.ndim != 2:
-        raise ValueError(
-            f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
-        )
-    check_index_tensor(tokens, "tokens", vocab_size, f"vocab_size = {vocab_size}")
-    return tokens
