@@ -66,7 +66,6 @@ from ._torch_checks import (
     check_torch_dtype,
 )
 from ._validation import (
-    _message,
     check_base,
     check_bool,
     check_choice,
@@ -129,9 +128,8 @@ def _rotary_dim(rotary_dim: object, head_dim: int) -> int:
         return head_dim
     rotary_dim = check_dim(rotary_dim, "rotary_dim")
     if rotary_dim > head_dim:
-        raise ValueError(
-            _message("rotary_dim", f"<= head_dim = {head_dim}", str(rotary_dim))
-        )
+        accepted = f"<= head_dim = {head_dim}"
+        raise ValueError(_validation._message("rotary_dim", accepted, str(rotary_dim)))
     return rotary_dim
 
 
