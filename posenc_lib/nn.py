@@ -841,11 +841,7 @@ class RotaryEmbedding(_CachedTables):
 
     def _cos_sin(self, length: int) -> tuple[np.ndarray, np.ndarray]:
         """float64 cos and sin of positions ``0 … length-1``, (length, r/2) each."""
-        positions = (
-            length
-            if self.interpolation_factor == 1.0
-            else np.arange(length) / self.interpolation_factor
-        )
+        positions = np.arange(length) / self.interpolation_factor  # exact for factor 1
         phase = angles(positions, self.rotary_dim, base=self.base)
         return np.cos(phase), np.sin(phase)
 
