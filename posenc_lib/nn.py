@@ -433,9 +433,8 @@ class _CachedTables(_Computed):
         length = check_count(length, "length", 1)
         width = getattr(self, self._width_name)
         dtype = self._tables()[0].dtype
-        check_cache_size(
-            _next_power_of_two(length), width, dtype, "length", self._width_name
-        )
+        rows = _next_power_of_two(length)  # what the cache grows to
+        check_cache_size(rows, width, dtype, "length", self._width_name)
         self._ensure()
         if length > self.cached_length:
             self._grow(length)
@@ -619,8 +618,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
             (pe,) = self._at(positions, x.device)  # (L, d) or (B, L, d)
             if pe.ndim == 3 and seq_axis == 0:
                 pe = pe.transpose(0, 1)
-        if pe.dtype != x.dtype:
-            pe = pe.to(x.dtype)
+        pe = pe.to(x.dtype)  # (returns pe itself when the dtypes agree)
         if x.ndim == 3 and seq_axis == 0 and pe.ndim == 2:
             pe = pe.unsqueeze(1)
         return x + pe

@@ -128,10 +128,8 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
             return self.cos[index].to(device), self.sin[index].to(device)
         theta = torch.from_numpy(self.theta).to(device)
         phase = positions.to(device, torch.float64)[..., None] * theta
-        a = self.attention_scaling
-        return (phase.cos() * a).to(self.cos.dtype), (phase.sin() * a).to(
-            self.cos.dtype
-        )
+        a, dtype = self.attention_scaling, self.cos.dtype
+        return (phase.cos() * a).to(dtype), (phase.sin() * a).to(dtype)
 
     def _turn_pairs(self, rot: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
         """Half-split: ``x * [cos | cos] + [x1 | x0] * [-sin | sin]``, the same products and
