@@ -75,6 +75,14 @@ def write_results(result: dict[str, object], output: Path) -> None:
         raise SystemExit(report_write_error(prog, output, exc, lost)) from None
 
 
+def finish(result: dict[str, object], output: Path | None) -> dict[str, object]:
+    """Write ``result`` to ``output`` (if any, by :func:`write_results`), say so, return it."""
+    if output is not None:
+        write_results(result, output)
+        print(f"wrote {output} in {result['total_wall_s']:.0f} s")
+    return result
+
+
 def command_line(main: Callable[[list[str]], object], prog: str) -> int:
     """Run ``main(sys.argv[1:])`` as a program: Ctrl-C exits 130 with one line, no traceback
     (a second Ctrl-C while the first is handled is ignored)."""

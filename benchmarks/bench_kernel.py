@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import posenc_lib as pe
-from benchmarks._common import command_line, hardware, parse_args, write_results
+from benchmarks._common import command_line, finish, hardware, parse_args
 from posenc_lib import exact_kernel
 
 RESULTS = Path(__file__).resolve().parent / "results" / "kernel.json"
@@ -209,10 +209,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
         f" {result['cost_of_exact_reduction_posenc_lib_over_numpy_chunked']:.2f}"
         f" (CPU {result['cpu_cost_of_exact_reduction']:.2f})"
     )
-    if output is not None:
-        write_results(result, output)
-        print(f"wrote {output} in {result['total_wall_s']:.0f} s")
-    return result
+    return finish(result, output)
 
 
 if __name__ == "__main__":

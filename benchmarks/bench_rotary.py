@@ -32,10 +32,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks._common import (
     command_line,
+    finish,
     hardware,
     load_average,
     parse_args,
-    write_results,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results" / "rotary.json"
@@ -215,10 +215,7 @@ def _measure(args: argparse.Namespace) -> dict[str, object]:
         "  worst ratio posenc_lib / transformers (positions): "
         f"{result['worst_ratio_posenc_lib_over_transformers']:.2f}"
     )
-    if args.output is not None:
-        write_results(result, args.output)
-        print(f"wrote {args.output} in {result['total_wall_s']:.0f} s")
-    return result
+    return finish(result, args.output)
 
 
 if __name__ == "__main__":

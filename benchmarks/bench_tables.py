@@ -45,10 +45,10 @@ import numpy as np
 import posenc_lib as pe
 from benchmarks._common import (
     command_line,
+    finish,
     hardware,
     load_average,
     parse_args,
-    write_results,
 )
 from posenc_lib import angle_addition
 from posenc_lib.high_precision import reference_entries
@@ -503,10 +503,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
         f"\nload average (1 min) {info['load_average_1min_at_start']} at the start, "
         f"{info['load_average_1min_at_end']} at the end, on {info['logical_cpus']} logical CPUs"
     )
-    if output is not None:
-        write_results(result, output)
-        print(f"wrote {output} in {result['total_wall_s']:.0f} s")
-    return result
+    return finish(result, output)
 
 
 if __name__ == "__main__":

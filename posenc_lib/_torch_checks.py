@@ -26,7 +26,6 @@ __all__ = [
     "check_index_tensor",
     "check_length",
     "check_module_input",
-    "check_not_meta",
     "check_offset",
     "check_offset_positions",
     "check_position_tensor",
@@ -42,21 +41,9 @@ MAX_CACHE_BYTES = DEFAULT_MAX_BYTES
 MAX_MODEL_BYTES = DEFAULT_MAX_BYTES
 
 
-def check_not_meta(value: Any, name: str) -> None:
-    """Refuse a tensor on the ``meta`` device: it has a shape but no values to compute with."""
-    if value.is_meta:
-        raise ValueError(
-            _message(name, "a tensor with values (cpu, cuda, ...)", "a meta tensor")
-        )
-
-
 def check_offset(offset: object) -> int:
     """``offset`` (the position of the first token) as an int in ``0 .. MAX_POSITION``."""
-    offset = check_count(offset, "offset", 0)
-    if offset > MAX_POSITION:
-        accepted = "an integer in 0 … 2**52 (positions exact in float64)"
-        raise ValueError(_message("offset", accepted, str(offset)))
-    return offset
+    return check_count(offset, "offset", 0, MAX_POSITION)
 
 
 def check_length(value: object, name: str, minimum: int) -> int:
@@ -110,10 +97,6 @@ def check_seq_axis(seq_axis: object, x: Any) -> int:
     return int(seq_axis) % x.ndim  # type: ignore[call-overload]
 
 
-def _positions_shape(length: int, batch: int | None) -> str:
-    return f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
-
-
 def check_position_tensor(
     positions: object, length: int, batch: int | None, *, integer: bool = False
 ) -> Any:
@@ -126,15 +109,15 @@ def check_position_tensor(
             f"a torch.Tensor of {kind} positions, shape (length,) or (batch, length)"
         )
         raise TypeError(_message("positions", accepted, type(positions).__name__))
-    if positions.dtype == torch.bool or positions.is_complex():
+    wrong = positions.dtype == torch.bool or positions.is_complex()
+    if wrong or (integer and positions.is_floating_point()):
         raise TypeError(
-            f"positions must hold {kind} numbers, got dtype {positions.dtype}"
+            f"positions must hold {'integers' if integer else 'real numbers'}, got dtype "
+            f"{positions.dtype}"
         )
-    if integer and positions.is_floating_point():
-        raise TypeError(
-            f"positions must hold integers here, got dtype {positions.dtype}"
-        )
-    check_not_meta(positions, "positions")
+    if positions.is_meta:  # a shape without values to compute with
+        accepted = "a tensor with values (cpu, cuda, ...)"
+        raise ValueError(_message("positions", accepted, "a meta tensor"))
     if positions.requires_grad:
         raise ValueError(
             "positions must not require grad (positions are indices, not trainable values); "
@@ -147,9 +130,10 @@ def check_position_tensor(
     ok_shape = positions.ndim == 1 or (two_d and batch is not None)
     bad_rows = two_d and positions.shape[0] != 1 and positions.shape[0] != batch
     if not ok_shape or positions.shape[-1] != length or bad_rows:
+        shape = f"({length},)" + ("" if batch is None else f" or ({batch}, {length})")
         raise ValueError(
-            f"positions must have shape {_positions_shape(length, batch)} (one position per "
-            f"token, one row per batch entry), got shape {tuple(positions.shape)}"
+            f"positions must have shape {shape} (one position per token, one row per batch "
+            f"entry), got shape {tuple(positions.shape)}"
         )
     if not torch.compiler.is_compiling() and positions.numel():
         values = positions.detach()
@@ -230,9 +214,7 @@ def check_cache_size(
         )
 
 
-def check_index_tensor(
-    values: Any, name: str, size: int, why: str, *, given: str = ""
-) -> None:
+def check_index_tensor(values: Any, name: str, size: int, why: str) -> None:
     """Refuse entries of an integer tensor outside ``0 .. size - 1``; ``why`` says what ``size`` is.
 
     Skipped under torch.compile and export (reading the values would cut the graph).
@@ -244,5 +226,5 @@ def check_index_tensor(
     low, high = int(values.min()), int(values.max())
     if low < 0 or high >= size:
         raise ValueError(
-            f"{name} must lie in 0 … {size - 1} ({why}), got {given}{low} … {high}"
+            f"{name} must lie in 0 … {size - 1} ({why}), got {low} … {high}"
         )

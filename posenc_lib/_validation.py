@@ -36,8 +36,8 @@ __all__ = [
     "check_choice",
     "check_count",
     "check_dim",
-    "check_even_dim",
     "check_float_dtype",
+    "check_heads",
     "check_index",
     "check_instance",
     "check_matrix",
@@ -131,12 +131,7 @@ def check_count(
 
 def check_index(value: object, name: str, size: int) -> int:
     """``value`` as an int if it is an integer in ``0 .. size - 1``, else raise."""
-    accepted = f"an integer in 0 .. {size - 1}"
-    if not _is_integer(value):
-        raise TypeError(_message(name, accepted, describe(value)))
-    if not 0 <= value < size:  # type: ignore[operator]
-        raise ValueError(_message(name, accepted, describe(value)))
-    return int(value)  # type: ignore[call-overload]
+    return check_count(value, name, 0, size - 1)
 
 
 def check_dim(dim: object, name: str = "dim") -> int:
@@ -153,12 +148,12 @@ def check_dim(dim: object, name: str = "dim") -> int:
     return int(dim)  # type: ignore[call-overload]
 
 
-def check_even_dim(value: object, name: str) -> int:
-    """:func:`check_dim` for a module's size (its TypeError says the type of ``value``)."""
-    if not _is_integer(value):
-        given = f"{type(value).__name__} {value!r}"
-        raise TypeError(_message(name, "a positive even integer", given))
-    return check_dim(value, name)
+def check_heads(dim: object, n_heads: object) -> tuple[int, int]:
+    """``dim`` (:func:`check_dim`) and ``n_heads`` (an integer >= 1) that divides it, as ints."""
+    dim, n_heads = check_dim(dim), check_count(n_heads, "n_heads", 1)
+    if dim % n_heads:
+        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
+    return dim, n_heads
 
 
 def check_table_dim(dim: object, odd: bool) -> int:
@@ -176,12 +171,11 @@ def check_real(
     below: float | None = None,
 ) -> float:
     """``value`` as a float if it is a finite real number in the open interval (above, below)."""
-    parts = ["a finite real number"]
+    accepted = "a finite real number"
     if above is not None:
-        parts.append(f"> {above:g}")
+        accepted += f" > {above:g}"
     if below is not None:
-        parts.append(f"< {below:g}" if above is None else f"and < {below:g}")
-    accepted = " ".join(parts)
+        accepted += f"{' and' if above is not None else ''} < {below:g}"
     if not _is_real(value):
         raise TypeError(_message(name, accepted, describe(value)))
     number = _as_float(value)
@@ -300,8 +294,9 @@ def as_array(values: object, name: str, accepted: str = "an array") -> np.ndarra
         raise TypeError(_message(name, accepted, describe(values))) from exc
 
 
-def _real_float64(array: np.ndarray, name: str, accepted: str) -> np.ndarray:
-    """``array`` as float64 if it holds finite real numbers, else raise."""
+def _real_float64(values: object, name: str, accepted: str) -> np.ndarray:
+    """``values`` (:func:`as_array`) as float64 if they are finite real numbers, else raise."""
+    array = as_array(values, name, accepted)
     if array.dtype == bool or not (
         np.issubdtype(array.dtype, np.integer)
         or np.issubdtype(array.dtype, np.floating)
@@ -325,7 +320,7 @@ def check_real_array(
     accepted = "finite real numbers (a scalar or an array)"
     if max_abs is not None:
         accepted = f"finite real numbers of magnitude <= {max_abs:g}"
-    array = _real_float64(as_array(values, name, accepted), name, accepted)
+    array = _real_float64(values, name, accepted)
     if max_abs is not None and array.size and np.abs(array).max() > max_abs:
         raise ValueError(
             _message(name, accepted, f"the value {np.abs(array).max():g} in magnitude")
@@ -345,7 +340,7 @@ def check_vector(
         accepted += " of even length"
     if minimum is not None:
         accepted += f" >= {minimum:g}"
-    array = _real_float64(as_array(values, name, accepted), name, accepted)
+    array = _real_float64(values, name, accepted)
     if array.ndim != 1 or array.size == 0 or (even and array.size % 2):
         raise ValueError(_message(name, accepted, f"an array of shape {array.shape}"))
     if minimum is not None and array.min() < minimum:
@@ -368,15 +363,13 @@ def check_matrix(
     ``square``: equal sides; ``even``: square of even size (one row per encoding coordinate);
     ``min_size``: at least that many rows and columns.
     """
-    if even:
-        accepted = "a d x d array of finite reals with d even"
-    elif square:
-        accepted = "a square 2-D array of finite reals"
-    else:
-        accepted = "a 2-D array of finite reals"
+    kind = (
+        "a d x d array" if even else "a square 2-D array" if square else "a 2-D array"
+    )
+    accepted = f"{kind} of finite reals" + (" with d even" if even else "")
     if min_size > 1:
         accepted += f" with at least {min_size} rows and columns"
-    array = _real_float64(as_array(values, name, accepted), name, accepted)
+    array = _real_float64(values, name, accepted)
     rows, cols = array.shape if array.ndim == 2 else (0, 0)
     unequal = (square or even) and rows != cols
     if min(rows, cols) < max(min_size, 1) or unequal or (even and rows % 2):
@@ -386,10 +379,11 @@ def check_matrix(
 
 def check_broadcast(
     first: np.ndarray, second: np.ndarray, names: tuple[str, str]
-) -> tuple[int, ...]:
-    """The shape ``first`` and ``second`` broadcast to, else raise naming both arguments."""
+) -> tuple[np.ndarray, ...]:
+    """``first`` and ``second`` broadcast to one shape (views, not copies), else raise naming
+    both arguments."""
     try:
-        return tuple(np.broadcast_shapes(first.shape, second.shape))
+        return tuple(np.broadcast_arrays(first, second))
     except ValueError as exc:
         raise ValueError(
             f"{names[0]} and {names[1]} must broadcast to one shape, got shapes "
@@ -417,17 +411,13 @@ def check_positions(
             raise ValueError(_message("positions", _POSITIONS, describe(positions)))
         if width is not None:
             check_table_size(positions, width, itemsize, max_bytes, names=names)  # type: ignore[arg-type]
-        elif positions * 8 > DEFAULT_MAX_BYTES:  # type: ignore[operator]
-            longest = DEFAULT_MAX_BYTES // 8
-            raise ValueError(
-                _message("positions", f"a length L <= {longest}", describe(positions))
-            )
+        elif positions > MAX_LENGTH:  # type: ignore[operator]
+            accepted = f"a length L <= {MAX_LENGTH}"
+            raise ValueError(_message("positions", accepted, describe(positions)))
         return np.arange(int(positions), dtype=np.float64)  # type: ignore[call-overload]
     if positions is None or isinstance(positions, (bool, str, numbers.Number)):
         raise TypeError(_message("positions", _POSITIONS, describe(positions)))
-    array = _real_float64(
-        as_array(positions, "positions", _POSITIONS), "positions", _POSITIONS
-    )
+    array = _real_float64(positions, "positions", _POSITIONS)
     if array.ndim != 1:
         raise ValueError(
             _message("positions", _POSITIONS, f"an array of shape {array.shape}")
@@ -435,14 +425,9 @@ def check_positions(
     if exact and array.size and np.abs(array).max() > 2.0**53:
         raw = np.asarray(positions)
         if raw.dtype.kind in "iu" or raw.dtype == object:
-            biggest = raw[np.abs(array) > 2.0**53][0]
-            raise ValueError(
-                _message(
-                    "positions",
-                    "integers of magnitude <= 2**53 (exact in float64)",
-                    f"the position {int(biggest)}",
-                )
-            )
+            accepted = "integers of magnitude <= 2**53 (exact in float64)"
+            given = f"the position {int(raw[np.abs(array) > 2.0**53][0])}"
+            raise ValueError(_message("positions", accepted, given))
     if width is not None:
         check_table_size(array.size, width, itemsize, max_bytes, names=names)
     return array

@@ -38,10 +38,7 @@ class FalconALiBi(ALiBi):
     -128.0
     """
 
-    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
-        device = self.slopes.device if device is None else device
-        slopes = self._slopes_for(q_len, k_len, device, dtype)
-        q_pos, k_pos = self._positions(q_len, k_len, offset, positions, device)
+    def _from_positions(self, slopes, q_pos, k_pos, causal: bool) -> Tensor:
         rounded = slopes.to(torch.float32).to(torch.bfloat16).to(torch.float32)
 
         def r(pos: Tensor) -> Tensor:  # (heads, L) or (batch, heads, L)
@@ -50,6 +47,4 @@ class FalconALiBi(ALiBi):
             return product.to(torch.bfloat16).to(torch.float64)
 
         bias = r(k_pos)[..., None, :] - r(q_pos)[..., :, None]
-        if not causal:
-            bias = -bias.abs()
-        return bias.to(dtype)
+        return bias if causal else -bias.abs()

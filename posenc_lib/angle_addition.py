@@ -330,12 +330,8 @@ def _fill_progression(
         and out.flags.c_contiguous
         and _is_interleaved(sin_slot, cos_slot)
     )
-    rows, group, n_blocks, n_groups = (
-        plan["block"],
-        plan["group"],
-        plan["n_blocks"],
-        plan["n_groups"],
-    )
+    keys = ("block", "group", "n_blocks", "n_groups")
+    rows, group, n_blocks, n_groups = (int(plan[key]) for key in keys)
     half = dim // 2
     per_call = max(1, min(group, _CHUNK_BYTES // (rows * dim * compute.itemsize)))
 

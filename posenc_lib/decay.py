@@ -30,7 +30,7 @@ from ._validation import (
     check_real_array,
 )
 from .encoding import SPACINGS
-from .special import EULER_GAMMA, _ci, _cin
+from .special import _SERIES_LIMIT, EULER_GAMMA, _ci, _cin
 
 __all__ = [
     "ASYMPTOTIC_FORMS",
@@ -44,9 +44,6 @@ __all__ = [
 
 #: Asymptotic forms of :math:`\bar\kappa` known to :func:`asymptotic_bound`.
 ASYMPTOTIC_FORMS = ("taylor", "log", "oscillatory")
-
-#: Below this argument Cin is summed as a series (no cancellation); above, Ci is used.
-_SERIES_LIMIT = 4.0
 
 
 def kernel_integral(delta: ArrayLike, *, base: float = 10000.0) -> np.ndarray:
@@ -102,13 +99,12 @@ def _kernel_integral(offsets: np.ndarray, base: float) -> np.ndarray:
     y = x / base
     log_b = np.log(base)
     out = np.empty_like(x)
-    a = (
-        x <= _SERIES_LIMIT
-    )  # both arguments small: the Cin form, exact limit 1 at delta = 0
+    # below special's _SERIES_LIMIT Cin is summed as a series (no cancellation), above Ci
+    # both arguments small: the Cin form, exact limit 1 at delta = 0
+    a = x <= _SERIES_LIMIT
     out[a] = 1.0 - (_cin(x[a]) - _cin(y[a])) / log_b
-    b = (~a) & (
-        y <= _SERIES_LIMIT
-    )  # Ci(x) - (gamma + ln y - Cin(y)), ln y = ln x - ln b
+    # Ci(x) - (gamma + ln y - Cin(y)), ln y = ln x - ln b
+    b = (~a) & (y <= _SERIES_LIMIT)
     out[b] = 1.0 + (_ci(x[b]) - EULER_GAMMA - np.log(x[b]) + _cin(y[b])) / log_b
     c = y > _SERIES_LIMIT  # both large
     out[c] = (_ci(x[c]) - _ci(y[c])) / log_b

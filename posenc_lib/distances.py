@@ -130,9 +130,8 @@ def _integer_root_floor(value: int, power: int) -> int:
         return value
     if value.bit_length() <= power:  # value < 2**power: the root is below 2
         return 1
-    root = 1 << -(
-        -value.bit_length() // power
-    )  # 2**ceil(bits/power) > value**(1/power)
+    # 2**ceil(bits/power) > value**(1/power)
+    root = 1 << -(-value.bit_length() // power)
     while True:
         lower = ((power - 1) * root + value // root ** (power - 1)) // power
         if lower >= root:

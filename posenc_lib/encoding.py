@@ -295,16 +295,22 @@ def sinusoidal(
         theta = _frequencies(dim - 1, base, spacing)
         out[:, :-1] = _table(pos, dim - 1, theta, layout, np.dtype(np.float64), method)
         return out
+    _check_split(layout, spacing, method)
+    pairs = (dim + 1) // 2  # theta_i = b^(-2i/d) for the odd d itself, i = 0 … (d-1)/2
+    theta = np.exp(-(2.0 * np.arange(pairs) / dim) * np.log(base))
+    full = _table(pos, dim + 1, theta, layout, np.dtype(np.float64), "direct")
+    return full[:, :dim].astype(out_dtype)  # drops the cosine of the last pair
+
+
+def _check_split(layout: str, spacing: str, method: str = "auto") -> None:
+    """The layouts, spacing and methods of ``odd_dim='split'`` (a table of ``dim + 1``
+    columns cut to ``dim``: its pairs must stay whole and its frequencies ``b^(-2i/d)``)."""
     if layout not in ("interleaved", "concatenated"):
         raise ValueError(
             f"layout must be 'interleaved' or 'concatenated' with odd_dim='split', got {layout!r}"
         )
     check_choice(spacing, "spacing", ("2i/d",))
     check_choice(method, "method", ("auto", "direct"))
-    pairs = (dim + 1) // 2  # theta_i = b^(-2i/d) for the odd d itself, i = 0 … (d-1)/2
-    theta = np.exp(-(2.0 * np.arange(pairs) / dim) * np.log(base))
-    full = _table(pos, dim + 1, theta, layout, np.dtype(np.float64), "direct")
-    return full[:, :dim].astype(out_dtype)  # drops the cosine of the last pair
 
 
 def _table(

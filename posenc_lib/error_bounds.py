@@ -77,14 +77,8 @@ def float64_bound(max_position: float) -> float:
     >>> f"{float64_bound(1e6):.2e}"
     '5.55e-10'
     """
-    reach = abs(
-        check_real(
-            max_position,
-            "max_position",
-            above=-MAX_POSITION - 1,
-            below=MAX_POSITION + 1,
-        )
-    )
+    limit = MAX_POSITION + 1
+    reach = abs(check_real(max_position, "max_position", above=-limit, below=limit))
     eps = float(np.finfo(np.float64).eps)
     floor = 2.5 * eps * reach
     return floor + 16.0 * eps + floor * floor

@@ -185,9 +185,8 @@ def _mean_cos_cycles(offsets: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> np.
         if np.max(np.abs(chunk), initial=0.0) >= _BIG_OFFSET:
             part -= np.rint(part)  # keep the low product's fractional part exact too
         frac += part
-        if np.any(
-            dl
-        ):  # offsets with more than 26 significant bits (fractional ones, say)
+        # offsets with more than 26 significant bits (fractional ones, say)
+        if np.any(dl):
             np.multiply(dl[:, None], phh, out=part)
             part -= np.rint(part)
             frac += part
@@ -305,7 +304,5 @@ def kernel_from_frequencies(delta: ArrayLike, theta: ArrayLike) -> np.ndarray:
             f"of a larger angle overflows), got max|delta| = "
             f"{float(np.abs(offsets).max()):g} with max|theta| = {top:g}"
         )
-    p, e = _two_prod(freqs, _INV_TWO_PI_HI)
-    hi = p
-    lo = e + freqs * _INV_TWO_PI_LO
-    return _mean_cos_cycles(offsets, hi, lo)
+    hi, e = _two_prod(freqs, _INV_TWO_PI_HI)
+    return _mean_cos_cycles(offsets, hi, e + freqs * _INV_TWO_PI_LO)

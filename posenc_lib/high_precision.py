@@ -7,7 +7,6 @@ own float64 arithmetic. mpmath (the ``sym`` extra) is imported by :func:`referen
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -90,13 +89,12 @@ def reference_entries(
     dps = check_count(dps, "dps", 20, MAX_DPS)
     pos = check_real_array(positions, "positions")
     pair = _index_array(pairs, "pairs", dim // 2)
-    shape = check_broadcast(pos, pair, ("positions", "pairs"))
-    if math.prod(shape) > MAX_ENTRIES:
+    pos_b, pair_b = check_broadcast(pos, pair, ("positions", "pairs"))
+    if pos_b.size > MAX_ENTRIES:
         raise ValueError(
             f"positions x pairs must give at most MAX_ENTRIES = {MAX_ENTRIES} entries, got "
-            f"{math.prod(shape)} (each is an mpmath evaluation)"
+            f"{pos_b.size} (each is an mpmath evaluation)"
         )
-    pos_b, pair_b = np.broadcast_arrays(pos, pair)
     sin_out = np.empty(pos_b.shape)
     cos_out = np.empty(pos_b.shape)
     with mpmath.workdps(dps):

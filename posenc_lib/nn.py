@@ -53,7 +53,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from . import _torch_checks, _validation
+from . import _torch_checks, _validation, encoding
 from ._torch_checks import (
     check_cache_size,
     check_device,
@@ -66,13 +66,12 @@ from ._torch_checks import (
     check_torch_dtype,
 )
 from ._validation import (
-    _message,
     check_base,
     check_bool,
     check_choice,
     check_count,
     check_dim,
-    check_even_dim,
+    check_heads,
     check_real,
     check_table_dim,
 )
@@ -127,11 +126,10 @@ def _rotary_dim(rotary_dim: object, head_dim: int) -> int:
     """The rotated features: an even ``rotary_dim <= head_dim`` (``None``: ``head_dim``)."""
     if rotary_dim is None:
         return head_dim
-    rotary_dim = check_even_dim(rotary_dim, "rotary_dim")
+    rotary_dim = check_dim(rotary_dim, "rotary_dim")
     if rotary_dim > head_dim:
-        raise ValueError(
-            _message("rotary_dim", f"<= head_dim = {head_dim}", str(rotary_dim))
-        )
+        accepted = f"<= head_dim = {head_dim}"
+        raise ValueError(_validation._message("rotary_dim", accepted, str(rotary_dim)))
     return rotary_dim
 
 
@@ -140,9 +138,23 @@ def _rotary_dim(rotary_dim: object, head_dim: int) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def _mark(*tensors: Tensor) -> None:
-    for tensor in tensors:
+def _computed(
+    arrays, count: int, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device
+) -> tuple[Tensor, ...]:
+    """``count`` buffers marked as computed here: ``arrays()`` (float64) cast once to ``dtype``
+    on ``device``, or, on the meta device, empty ones of ``shape`` (nothing to compute)."""
+    if device.type == "meta":
+        out = tuple(
+            torch.empty(shape, dtype=dtype, device=device) for _ in range(count)
+        )
+    else:
+        out = tuple(
+            torch.as_tensor(a, dtype=torch.float64).to(device=device, dtype=dtype)
+            for a in arrays()
+        )
+    for tensor in out:
         setattr(tensor, _VALID, True)
+    return out
 
 
 def _is_valid(tensor: Tensor, device: torch.device | None) -> bool:
@@ -163,10 +175,6 @@ _GROWTH_UNDER_COMPILE = (
     "torch.export: call extend(n) first, n the longest offset + length you will use "
     "(growth runs eagerly, outside the graph)"
 )
-
-
-def _to_float64(positions: Tensor, device: torch.device) -> Tensor:
-    return positions.to(device=device, dtype=torch.float64)
 
 
 # --------------------------------------------------------------------------------------------
@@ -216,12 +224,10 @@ class PositionScheme(nn.Module):
         Token ``t`` is at position ``offset + t``, or ``positions[t]`` / ``positions[b, t]``
         (batch along axis 0) when ``positions`` is given.
         """
-        check_module_input(q, "q", None, getattr(self, "head_dim", None))
-        check_module_input(k, "k", None, getattr(self, "head_dim", None))
-        return (
-            self._rotate_sequence(q, offset, positions, seq_axis),
-            self._rotate_sequence(k, offset, positions, seq_axis),
-        )
+        for x, name in ((q, "q"), (k, "k")):
+            check_module_input(x, name, None, getattr(self, "head_dim", None))
+        q, k = (self._rotate_sequence(x, offset, positions, seq_axis) for x in (q, k))
+        return q, k
 
     def bias(
         self,
@@ -324,10 +330,9 @@ class LearnedPositionalEmbedding(PositionScheme):
                 f"max_len x dim = {self.max_len} x {self.dim} is over the limit MAX_MODEL_BYTES = "
                 f"{MAX_MODEL_BYTES // 2**20} MiB; use a smaller max_len"
             )
+        device = check_device(device)
         self.weight = nn.Parameter(
-            torch.empty(
-                self.max_len, self.dim, dtype=dtype, device=check_device(device)
-            )
+            torch.empty(self.max_len, self.dim, dtype=dtype, device=device)
         )
         self.reset_parameters()
 
@@ -350,17 +355,15 @@ class LearnedPositionalEmbedding(PositionScheme):
         return x + self.weight[offset:end].to(x.dtype)
 
 
-class _CachedTables(PositionScheme):
-    """A scheme whose tables (buffers ``_cached``, float64 angles cast once) grow on demand.
+class _Computed(PositionScheme):
+    """A scheme whose buffers ``_cached`` are computed, never trusted: recomputed (not converted)
+    when moved or cast, and when found replaced.
 
-    Subclasses give ``_compute(length, dtype, device)`` (the tables of positions ``0 … length-1``)
-    and ``_at(positions, device)`` (the rows of any positions, not cached), both as tuples in the
-    order of ``_cached``; ``_width_name`` names the attribute holding the row width in bytes'
-    count (``dim`` or ``rotary_dim``).
+    Subclasses give ``_compute(length, dtype, device)``, the buffers in the order of ``_cached``
+    (for tables, of positions ``0 … length-1``).
     """
 
     _cached: tuple[str, ...] = ()
-    _width_name = "dim"
 
     def _tables(self) -> tuple[Tensor, ...]:
         return tuple(getattr(self, name) for name in self._cached)
@@ -371,20 +374,40 @@ class _CachedTables(PositionScheme):
         ):
             setattr(self, name, table)
 
+    def _ensure(self, device: torch.device | None = None) -> None:
+        """Recompute the buffers if replaced (meta init, to_empty, assign, from_pretrained)."""
+        valid = (_is_valid(table, device) for table in self._tables())
+        if torch.compiler.is_compiling() or all(valid):
+            return
+        first = self._tables()[0]
+        target = device if (first.is_meta and device is not None) else first.device
+        self._store(first.shape[0], first.dtype, target)
+
+    def reset_parameters(self) -> None:
+        """Recompute the buffers (same length, dtype and device); meta ones stay on meta."""
+        first = self._tables()[0]
+        self._store(first.shape[0], first.dtype, first.device)
+
+    def _apply(self, fn, recurse: bool = True):
+        result = super()._apply(fn, recurse)
+        self.reset_parameters()  # a moved or cast buffer is recomputed, never converted
+        return result
+
+
+class _CachedTables(_Computed):
+    """A scheme whose tables (float64 angles cast once) grow on demand.
+
+    Besides ``_compute``, subclasses give ``_at(positions, device)`` (the rows of any positions,
+    not cached) as a tuple in the order of ``_cached``; ``_width_name`` names the attribute
+    holding the row width in bytes' count (``dim`` or ``rotary_dim``).
+    """
+
+    _width_name = "dim"
+
     @property
     def cached_length(self) -> int:
         """Number of positions currently cached."""
         return int(self._tables()[0].shape[0])
-
-    def _ensure(self, device: torch.device | None = None) -> None:
-        """Recompute the tables if replaced (meta init, to_empty, assign, from_pretrained)."""
-        if torch.compiler.is_compiling():
-            return
-        if all(_is_valid(table, device) for table in self._tables()):
-            return
-        first = self._tables()[0]
-        target = device if (first.is_meta and device is not None) else first.device
-        self._store(self.cached_length, first.dtype, target)
 
     @torch.compiler.disable(reason=_GROWTH_UNDER_COMPILE)
     def _grow(self, needed: int) -> None:
@@ -410,22 +433,11 @@ class _CachedTables(PositionScheme):
         length = check_count(length, "length", 1)
         width = getattr(self, self._width_name)
         dtype = self._tables()[0].dtype
-        check_cache_size(
-            _next_power_of_two(length), width, dtype, "length", self._width_name
-        )
+        rows = _next_power_of_two(length)  # what the cache grows to
+        check_cache_size(rows, width, dtype, "length", self._width_name)
         self._ensure()
         if length > self.cached_length:
             self._grow(length)
-
-    def reset_parameters(self) -> None:
-        """Recompute the tables (same length, dtype and device); meta tables stay on meta."""
-        first = self._tables()[0]
-        self._store(self.cached_length, first.dtype, first.device)
-
-    def _apply(self, fn, recurse: bool = True):
-        result = super()._apply(fn, recurse)
-        self.reset_parameters()  # a moved or cast table is recomputed, never converted
-        return result
 
 
 class SinusoidalPositionalEncoding(_CachedTables):
@@ -526,14 +538,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
         self.layout = check_choice(layout, "layout", LAYOUTS)
         self.spacing = check_choice(spacing, "spacing", SPACINGS)
         if self.dim % 2 and self.odd_dim == "split":
-            if (
-                self.layout not in ("interleaved", "concatenated")
-                or self.spacing != "2i/d"
-            ):
-                raise ValueError(
-                    "odd_dim='split' needs layout 'interleaved' or 'concatenated' and spacing "
-                    f"'2i/d', got layout={self.layout!r}, spacing={self.spacing!r}"
-                )
+            encoding._check_split(self.layout, self.spacing)  # as sinusoidal() does
         self.padding_idx = None
         if padding_idx is not None:
             self.padding_idx = check_count(padding_idx, "padding_idx", 0, MAX_POSITION)
@@ -562,10 +567,8 @@ class SinusoidalPositionalEncoding(_CachedTables):
     def _compute(
         self, length: int, dtype: torch.dtype, device: torch.device
     ) -> tuple[Tensor]:
-        if device.type == "meta":
-            table = torch.empty(length, self.dim, dtype=dtype, device=device)
-        else:
-            rows = sinusoidal(
+        def rows() -> tuple[np.ndarray]:
+            table = sinusoidal(
                 length,
                 self.dim,
                 base=self.base,
@@ -574,15 +577,15 @@ class SinusoidalPositionalEncoding(_CachedTables):
                 odd_dim=self.odd_dim,
             )
             if self.padding_idx is not None and self.padding_idx < length:
-                rows[self.padding_idx] = 0.0  # fairseq's padding row
-            table = torch.from_numpy(rows).to(device=device, dtype=dtype)
-        _mark(table)
-        return (table,)
+                table[self.padding_idx] = 0.0  # fairseq's padding row
+            return (table,)
+
+        return _computed(rows, 1, (length, self.dim), dtype, device)
 
     def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor]:
         """Rows for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
-        phase = _to_float64(positions, device)[..., None] * theta
+        phase = positions.to(device, torch.float64)[..., None] * theta
         # the concatenated layout
         halves = torch.cat((phase.sin(), phase.cos()), dim=-1)
         rows = halves[..., self._perm.to(device)]
@@ -615,8 +618,7 @@ class SinusoidalPositionalEncoding(_CachedTables):
             (pe,) = self._at(positions, x.device)  # (L, d) or (B, L, d)
             if pe.ndim == 3 and seq_axis == 0:
                 pe = pe.transpose(0, 1)
-        if pe.dtype != x.dtype:
-            pe = pe.to(x.dtype)
+        pe = pe.to(x.dtype)  # (returns pe itself when the dtypes agree)
         if x.ndim == 3 and seq_axis == 0 and pe.ndim == 2:
             pe = pe.unsqueeze(1)
         return x + pe
@@ -722,7 +724,7 @@ def rotary_permutation(
     >>> rotary_permutation(8, "interleaved", "half_split").tolist()
     [0, 2, 4, 6, 1, 3, 5, 7]
     """
-    head_dim = check_even_dim(head_dim, "head_dim")
+    head_dim = check_dim(head_dim, "head_dim")
     check_choice(source, "source", PAIRINGS)
     check_choice(target, "target", PAIRINGS)
     rotary_dim = _rotary_dim(rotary_dim, head_dim)
@@ -803,7 +805,7 @@ class RotaryEmbedding(_CachedTables):
         device=None,
     ):
         super().__init__()
-        self.head_dim = check_even_dim(head_dim, "head_dim")
+        self.head_dim = check_dim(head_dim, "head_dim")
         self.base = check_base(base)
         self.pairing = check_choice(pairing, "pairing", PAIRINGS)
         self.rotary_dim = _rotary_dim(rotary_dim, self.head_dim)
@@ -831,50 +833,39 @@ class RotaryEmbedding(_CachedTables):
 
     def _compute(
         self, length: int, dtype: torch.dtype, device: torch.device
-    ) -> tuple[Tensor, Tensor]:
-        half = self.rotary_dim // 2
-        if device.type == "meta":
-            cos = torch.empty(length, half, dtype=dtype, device=device)
-            sin = torch.empty(length, half, dtype=dtype, device=device)
-        else:
-            cos, sin = (
-                torch.from_numpy(t).to(device=device, dtype=dtype)
-                for t in self._cos_sin(length)
-            )
-        _mark(cos, sin)
-        return cos, sin
+    ) -> tuple[Tensor, ...]:
+        shape = (length, self.rotary_dim // 2)
+        return _computed(lambda: self._cos_sin(length), 2, shape, dtype, device)
 
     def _cos_sin(self, length: int) -> tuple[np.ndarray, np.ndarray]:
         """float64 cos and sin of positions ``0 … length-1``, (length, r/2) each."""
-        positions = (
-            length
-            if self.interpolation_factor == 1.0
-            else np.arange(length) / self.interpolation_factor
-        )
+        positions = np.arange(length) / self.interpolation_factor  # exact for factor 1
         phase = angles(positions, self.rotary_dim, base=self.base)
         return np.cos(phase), np.sin(phase)
 
     def _at(self, positions: Tensor, device: torch.device) -> tuple[Tensor, Tensor]:
         """cos and sin for arbitrary positions (any shape), from float64 angles; not cached."""
         theta = torch.from_numpy(self._theta).to(device)
-        scaled = _to_float64(positions, device) / self.interpolation_factor
+        scaled = positions.to(device, torch.float64) / self.interpolation_factor
         phase = scaled[..., None] * theta
         return phase.cos().to(self.cos.dtype), phase.sin().to(self.cos.dtype)
 
     # -- rotation -------------------------------------------------------------------------------
 
     def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+        """The first ``rotary_dim`` features turned, the others passed through."""
         r = self.rotary_dim
-        rot = x[..., :r] if r < self.head_dim else x
+        out = self._turn_pairs(x[..., :r] if r < self.head_dim else x, cos, sin)
+        return out if r == self.head_dim else torch.cat((out, x[..., r:]), dim=-1)
+
+    def _turn_pairs(self, rot: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+        half = self.rotary_dim // 2
         if self.pairing == "interleaved":
             x0, x1 = rot[..., 0::2], rot[..., 1::2]
-            out = torch.stack(
-                (x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1
-            ).flatten(-2)
-        else:
-            x0, x1 = rot[..., : r // 2], rot[..., r // 2 :]
-            out = torch.cat((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
-        return out if r == self.head_dim else torch.cat((out, x[..., r:]), dim=-1)
+            out = torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
+            return out.flatten(-2)
+        x0, x1 = rot[..., :half], rot[..., half:]
+        return torch.cat((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1)
 
     def _rotate(
         self, x: Tensor, offset: int, positions: Tensor | None, seq_axis: int
@@ -911,10 +902,13 @@ class RotaryEmbedding(_CachedTables):
         check_module_input(x, "x", None, self.head_dim)
         return self._rotate_sequence(x, offset, positions, seq_axis)
 
+    def _scaling_repr(self) -> str:
+        return f"interpolation_factor={self.interpolation_factor:g}"
+
     def extra_repr(self) -> str:
         return (
             f"head_dim={self.head_dim}, base={self.base:g}, pairing={self.pairing!r}, "
-            f"rotary_dim={self.rotary_dim}, interpolation_factor={self.interpolation_factor:g}, "
+            f"rotary_dim={self.rotary_dim}, {self._scaling_repr()}, "
             f"cached_length={self.cached_length}"
         )
 
@@ -945,7 +939,7 @@ def alibi_slopes(n_heads: int) -> list[float]:
     return power_of_two(below) + power_of_two(2 * below)[0::2][: n - below]
 
 
-class ALiBi(PositionScheme):
+class ALiBi(_Computed):
     r"""Attention with linear biases :cite:`press2022alibi`.
 
     Head :math:`h` adds :math:`-s_h\,(m - n)` to the score of query :math:`m` on key :math:`n`
@@ -956,35 +950,21 @@ class ALiBi(PositionScheme):
     """
 
     name = "alibi"
+    _cached = ("slopes",)
 
     def __init__(self, n_heads: int, *, device=None):
         super().__init__()
         self.n_heads = check_count(n_heads, "n_heads", 1, MAX_HEADS)
-        self.register_buffer(
-            "slopes", self._compute(check_device(device)), persistent=False
-        )
+        (slopes,) = self._compute(self.n_heads, torch.float64, check_device(device))
+        self.register_buffer("slopes", slopes, persistent=False)
 
-    def _compute(self, device: torch.device) -> Tensor:
-        if device.type == "meta":
-            slopes = torch.empty(self.n_heads, dtype=torch.float64, device=device)
-        else:
-            slopes = torch.tensor(
-                alibi_slopes(self.n_heads), dtype=torch.float64, device=device
-            )
-        _mark(slopes)
-        return slopes
+    def _compute(self, length, dtype, device) -> tuple[Tensor]:
+        """The slopes, always float64 (``length`` and ``dtype`` are not used)."""
+        slopes = lambda: (alibi_slopes(self.n_heads),)  # noqa: E731
+        return _computed(slopes, 1, (self.n_heads,), torch.float64, device)
 
-    def reset_parameters(self) -> None:
-        """Recompute the slopes (float64, on the slopes' device)."""
-        self.slopes = self._compute(self.slopes.device)
-
-    def _apply(self, fn, recurse: bool = True):
-        result = super()._apply(fn, recurse)
-        self.reset_parameters()
-        return result
-
-    def _slopes_for(self, q_len, k_len, device, dtype) -> Tensor:
-        """The size check of a bias, then the (recomputed if replaced) slopes on ``device``."""
+    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
+        device = self.slopes.device if device is None else device
         if isinstance(q_len, int) and isinstance(k_len, int):
             # the float64 distances (q_len x k_len), then the bias (heads x q_len x k_len)
             needed = q_len * k_len * (8 + self.n_heads * dtype.itemsize)
@@ -994,32 +974,28 @@ class ALiBi(PositionScheme):
                     f"{(needed + 2**19) // 2**20} MiB, over the limit MAX_CACHE_BYTES = "
                     f"{MAX_CACHE_BYTES // 2**20} MiB; use shorter q_len or k_len"
                 )
-        if not torch.compiler.is_compiling() and not _is_valid(self.slopes, device):
-            self.slopes = self._compute(
-                device if self.slopes.is_meta else self.slopes.device
-            )
-        return self.slopes.to(device)
-
-    def _positions(self, q_len, k_len, offset, positions, device):
-        """Float64 positions of the queries and the keys, each (length,) or (batch, length)."""
+        self._ensure(device)
+        # float64 positions of the queries and the keys, each (length,) or (batch, length)
         if positions is None:
             end = offset + q_len
             q_pos = torch.arange(offset, end, device=device, dtype=torch.float64)
-            return q_pos, torch.arange(k_len, device=device, dtype=torch.float64)
-        k_pos = _to_float64(positions, device)
-        return k_pos[..., k_len - q_len :], k_pos
+            k_pos = torch.arange(k_len, device=device, dtype=torch.float64)
+        else:
+            k_pos = positions.to(device, torch.float64)
+            q_pos = k_pos[..., k_len - q_len :]
+        return self._from_positions(self.slopes.to(device), q_pos, k_pos, causal).to(
+            dtype
+        )
 
-    def _bias(self, q_len, k_len, offset, positions, causal, device, dtype) -> Tensor:
-        device = self.slopes.device if device is None else device
-        slopes = self._slopes_for(q_len, k_len, device, dtype)
-        q_pos, k_pos = self._positions(q_len, k_len, offset, positions, device)
+    def _from_positions(self, slopes, q_pos, k_pos, causal: bool) -> Tensor:
+        """The float64 bias ([batch,] heads, q_len, k_len) of queries at ``q_pos`` on keys at
+        ``k_pos``."""
         distance = q_pos[..., :, None] - k_pos[..., None, :]
         if distance.ndim == 3:
             distance = distance[:, None]  # (batch, 1, q_len, k_len)
         if not causal:
             distance = distance.abs()
-        out = -slopes[:, None, None] * distance
-        return out.to(dtype)
+        return -slopes[:, None, None] * distance
 
 
 def make_scheme(
@@ -1037,38 +1013,29 @@ def make_scheme(
     dimension ``dim // n_heads``); ``n_heads`` by ``"alibi"``.
     """
     check_choice(name, "name", SCHEMES)
-    dim = check_dim(dim)
-    n_heads = check_count(n_heads, "n_heads", 1)
-    if dim % n_heads:
-        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
-    if max_len is not None:
-        max_len = check_count(max_len, "max_len", 1)
-    if name in ("sinusoidal", "rotary"):
-        width = dim if name == "sinusoidal" else dim // n_heads
-        check_cache_size(
-            max_len or 512,
-            width,
-            torch.get_default_dtype(),
-            "max_len",
-            "dim" if name == "sinusoidal" else "dim/n_heads",
+    dim, n_heads = check_heads(dim, n_heads)
+    length = 512 if max_len is None else check_count(max_len, "max_len", 1)
+    if name == "learned" and max_len is None:
+        raise ValueError(
+            "scheme 'learned' needs max_len (the number of trained positions)"
         )
+    rotary = name == "rotary"
+    width = dim // n_heads if rotary else dim  # of a cached row
+    if rotary and width % 2:
+        raise ValueError(
+            f"rotary needs an even head dimension, got dim/n_heads = {width}"
+        )
+    if name in ("sinusoidal", "rotary"):
+        names = ("max_len", "dim/n_heads" if rotary else "dim")
+        check_cache_size(length, width, torch.get_default_dtype(), *names)
     if name == "none":
         return NoPositionalEncoding()
     if name == "learned":
-        if max_len is None:
-            raise ValueError(
-                "scheme 'learned' needs max_len (the number of trained positions)"
-            )
-        return LearnedPositionalEmbedding(max_len, dim)
+        return LearnedPositionalEmbedding(length, dim)
     if name == "sinusoidal":
         return SinusoidalPositionalEncoding(
-            dim, base, initial_length=max_len or 512, batch_first=True
+            dim, base, initial_length=length, batch_first=True
         )
     if name == "rotary":
-        head_dim = dim // n_heads
-        if head_dim % 2:
-            raise ValueError(
-                f"rotary needs an even head dimension, got dim/n_heads = {head_dim}"
-            )
-        return RotaryEmbedding(head_dim, base, initial_length=max_len or 512)
+        return RotaryEmbedding(width, base, initial_length=length)
     return ALiBi(n_heads)

@@ -56,7 +56,7 @@ from ._validation import (
     check_bool,
     check_choice,
     check_count,
-    check_even_dim,
+    check_dim,
     check_real,
     check_vector,
     describe,
@@ -240,7 +240,7 @@ class RopeScaling:
         >>> RopeScaling(partial_rotary_factor=0.25).rotary_dim(64)
         16
         """
-        head_dim = check_even_dim(head_dim, "head_dim")
+        head_dim = check_dim(head_dim, "head_dim")
         if self.rope_type == "proportional":
             return head_dim
         rotary = int(head_dim * self.partial_rotary_factor)

@@ -26,8 +26,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ._validation import check_base, check_even_dim, check_instance
-from .nn import RotaryEmbedding, _to_float64
+from ._validation import check_instance
+from .nn import RotaryEmbedding
 from .rope_scaling import RopeScaling
 
 __all__ = ["ScaledRotaryEmbedding"]
@@ -86,11 +86,10 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
         dtype: torch.dtype | None = None,
         device=None,
     ):
-        head_dim = check_even_dim(head_dim, "head_dim")
-        base = check_base(base)
         if scaling is None:
             scaling = RopeScaling()
         check_instance(scaling, "scaling", RopeScaling, "a posenc_lib RopeScaling")
+        # RopeScaling checks head_dim and base
         rotary_dim = scaling.rotary_dim(head_dim)
         theta, attention = scaling.frequencies(head_dim, base)
         # set before RotaryEmbedding.__init__, whose first tables come from _compute
@@ -128,24 +127,19 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
             index = positions.to(self.cos.device)
             return self.cos[index].to(device), self.sin[index].to(device)
         theta = torch.from_numpy(self.theta).to(device)
-        phase = _to_float64(positions, device)[..., None] * theta
-        a = self.attention_scaling
-        return (phase.cos() * a).to(self.cos.dtype), (phase.sin() * a).to(
-            self.cos.dtype
-        )
+        phase = positions.to(device, torch.float64)[..., None] * theta
+        a, dtype = self.attention_scaling, self.cos.dtype
+        return (phase.cos() * a).to(dtype), (phase.sin() * a).to(dtype)
 
-    def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+    def _turn_pairs(self, rot: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
         """Half-split: ``x * [cos | cos] + [x1 | x0] * [-sin | sin]``, the same products and
         sums as the pairwise form, in fewer passes over ``x`` (as ``rotate_half`` does)."""
         if self.pairing != "half_split":
-            return super()._turn(x, cos, sin)
-        r = self.rotary_dim
-        rot = x[..., :r] if r < self.head_dim else x
-        swapped = torch.cat((rot[..., r // 2 :], rot[..., : r // 2]), dim=-1)
-        out = rot * torch.cat((cos, cos), dim=-1) + swapped * torch.cat(
-            (-sin, sin), dim=-1
-        )
-        return out if r == self.head_dim else torch.cat((out, x[..., r:]), dim=-1)
+            return super()._turn_pairs(rot, cos, sin)
+        half = self.rotary_dim // 2
+        swapped = torch.cat((rot[..., half:], rot[..., :half]), dim=-1)
+        cos, sin = torch.cat((cos, cos), dim=-1), torch.cat((-sin, sin), dim=-1)
+        return rot * cos + swapped * sin
 
     # -- length-dependent schedules ---------------------------------------------------------
 
@@ -183,9 +177,8 @@ class ScaledRotaryEmbedding(RotaryEmbedding):
             self._follow_length(offset, x.shape[seq_axis], positions)
         return super()._rotate(x, offset, positions, seq_axis)
 
-    def extra_repr(self) -> str:
+    def _scaling_repr(self) -> str:
         return (
-            f"head_dim={self.head_dim}, base={self.base:g}, pairing={self.pairing!r}, "
-            f"rotary_dim={self.rotary_dim}, rope_type={self.scaling.rope_type!r}, "
-            f"attention_scaling={self.attention_scaling:g}, cached_length={self.cached_length}"
+            f"rope_type={self.scaling.rope_type!r}, "
+            f"attention_scaling={self.attention_scaling:g}"
         )

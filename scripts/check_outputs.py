@@ -150,21 +150,21 @@ def _is_code(cell: dict) -> bool:
     return cell.get("cell_type") == "code"
 
 
-def _code_cells(path: Path) -> Iterator[tuple[int, int, dict]]:
-    """``(code cell index, cell index, cell)`` of every code cell of the notebook at ``path``."""
+def _code_cells(path: Path, skip: str) -> Iterator[tuple[int, int, dict]]:
+    """``(code cell index, cell index, cell)`` of the code cells of the notebook at ``path``,
+    but those tagged ``skip`` (the index still counts them, as nbval does)."""
     with open(path, encoding="utf-8") as handle:
         cells = json.load(handle).get("cells", [])
     code = [(position, cell) for position, cell in enumerate(cells) if _is_code(cell)]
     for index, (position, cell) in enumerate(code):
-        yield index, position, cell
+        if skip not in _tags(cell):
+            yield index, position, cell
 
 
 def check_errors(path: Path) -> list[Finding]:
     """Stored error outputs (and tracebacks on stderr) outside ``raises-exception`` cells."""
     findings = []
-    for index, position, cell in _code_cells(path):
-        if RAISES in _tags(cell):
-            continue
+    for index, position, cell in _code_cells(path, RAISES):
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
                 value = f"{output.get('ename', '?')}: {output.get('evalue', '')}"
@@ -211,11 +211,9 @@ def check_runnable(path: Path) -> list[Finding]:
         known = ", ".join(sorted(installed_kernels()))
         value = f"{kernel!r} (installed: {known})"
         findings.append(Finding(path.name, -1, -1, "unknown kernel name", value, ""))
-    for index, position, cell in _code_cells(path):
+    for index, position, cell in _code_cells(path, RAISES):
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
-        if RAISES in _tags(cell):
-            continue
         try:
             ast.parse(_python_source(source))
         except SyntaxError as exc:
@@ -229,9 +227,7 @@ def check_runnable(path: Path) -> list[Finding]:
 def check_roundoff(path: Path) -> list[Finding]:
     """Round-off values in the stored outputs (see the module docstring for the patterns)."""
     findings = []
-    for index, position, cell in _code_cells(path):
-        if PORTABLE in _tags(cell):
-            continue
+    for index, position, cell in _code_cells(path, PORTABLE):
         for output in cell.get("outputs", []):
             for kind, value, line in roundoff_in_text(_text(output)):
                 findings.append(Finding(path.name, index, position, kind, value, line))

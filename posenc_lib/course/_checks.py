@@ -41,34 +41,18 @@ def check_rng(rng: object) -> np.random.Generator:
     return rng
 
 
-def check_tensor(
-    value: object,
-    name: str,
-    *,
-    ndim: int | None = None,
-    shape: tuple[int | None, ...] | None = None,
-) -> Any:
-    """A floating-point ``torch.Tensor`` with ``ndim`` axes, or of ``shape``, else raise.
-
-    ``shape`` gives the required sizes (``None`` for any size). torch is imported here, so the
-    check is only usable where torch is installed.
-    """
+def check_tensor(value: object, name: str, shape: tuple[int | None, ...]) -> Any:
+    """A floating-point ``torch.Tensor`` of ``shape`` (``None``: any size on that axis), else
+    raise. torch is imported here, so the check is only usable where torch is installed."""
     import torch
 
     if not isinstance(value, torch.Tensor) or not value.is_floating_point():
         raise TypeError(
             _message(name, "a floating-point torch.Tensor", describe(value))
         )
-    if shape is not None:
-        ndim = len(shape)
-        if value.ndim == ndim and all(
-            want in (None, got) for got, want in zip(value.shape, shape, strict=True)
-        ):
-            return value
-        sizes = ", ".join("*" if size is None else str(size) for size in shape)
-        accepted = f"a tensor of shape ({sizes}{',' if ndim == 1 else ''})"
-    elif ndim is None or value.ndim == ndim:
-        return value
-    else:
-        accepted = f"a tensor with {ndim} ax{'i' if ndim == 1 else 'e'}s"
-    raise ValueError(_message(name, accepted, f"shape {tuple(value.shape)}"))
+    sizes = zip(value.shape, shape, strict=False)
+    if value.ndim != len(shape) or any(want not in (None, got) for got, want in sizes):
+        text = ", ".join("*" if size is None else str(size) for size in shape)
+        accepted = f"a tensor of shape ({text}{',' if len(shape) == 1 else ''})"
+        raise ValueError(_message(name, accepted, f"shape {tuple(value.shape)}"))
+    return value

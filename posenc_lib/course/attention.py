@@ -67,8 +67,8 @@ def attention_logit(x_m: Tensor, x_n: Tensor, w_q: Tensor, w_k: Tensor) -> Tenso
     >>> attention_logit(x, 2 * x, w, w)
     tensor(4., dtype=torch.float64)
     """
-    x_m = check_tensor(x_m, "x_m", ndim=1)
-    x_n = check_tensor(x_n, "x_n", ndim=1)
+    x_m = check_tensor(x_m, "x_m", shape=(None,))
+    x_n = check_tensor(x_n, "x_n", shape=(None,))
     w_q = check_tensor(w_q, "w_q", shape=(x_m.numel(), None))
     w_k = check_tensor(w_k, "w_k", shape=(x_n.numel(), w_q.shape[1]))
     return (x_m @ w_q) @ (x_n @ w_k) / math.sqrt(w_q.shape[1])
@@ -106,7 +106,7 @@ class PooledScalarModel(nn.Module):
         self, layer: nn.Module, readout: Tensor, *, causal: bool = False
     ) -> None:
         super().__init__()
-        readout = check_tensor(readout, "readout", ndim=1)
+        readout = check_tensor(readout, "readout", shape=(None,))
         if causal:
             check_instance(
                 layer,
@@ -120,7 +120,7 @@ class PooledScalarModel(nn.Module):
 
     def forward(self, tokens: Tensor) -> Tensor:
         """:math:`F(X)` as a 0-dim tensor, for ``tokens`` of shape ``(L, d)``."""
-        tokens = check_tensor(tokens, "tokens", ndim=2)
+        tokens = check_tensor(tokens, "tokens", shape=(None, None))
         mask = None
         if self.causal:
             length = tokens.shape[0]
@@ -175,7 +175,7 @@ def two_token_function(
     tensor(6., dtype=torch.float64)
     """
     check_callable(model, "model", "a callable on an (L, d) tensor returning a scalar")
-    tokens = check_tensor(tokens, "tokens", ndim=2)
+    tokens = check_tensor(tokens, "tokens", shape=(None, None))
     length = tokens.shape[0]
     m, n = check_index(m, "m", length), check_index(n, "n", length)
     if m == n:
@@ -238,7 +238,7 @@ def layer_norm_head_logit(
     ...       dtype=torch.float64))), 6)  # LN gives (-1, 1) and (1, -1): (-1 - 1)/sqrt(2)
     -1.414214
     """
-    w_q = check_tensor(w_q, "w_q", ndim=2)
+    w_q = check_tensor(w_q, "w_q", shape=(None, None))
     width, d = w_q.shape
     w_k = check_tensor(w_k, "w_k", shape=(width, d))
     b_q = check_tensor(b_q, "b_q", shape=(width,))
@@ -310,11 +310,10 @@ def block_logit(model: nn.Module, head: int, *, layer: int = 0) -> PairFunction:
     head = check_index(head, "head", attn.n_heads)
     d, width = attn.dim, attn.head_dim
     rows = slice(head * width, (head + 1) * width)
-    with torch.no_grad():
-        weight = attn.qkv.weight.detach().double().clone()
-        bias = attn.qkv.bias.detach().double().clone()
-        gamma = block.norm1.weight.detach().double().clone()
-        beta = block.norm1.bias.detach().double().clone()
+    weight = attn.qkv.weight.detach().double().clone()
+    bias = attn.qkv.bias.detach().double().clone()
+    gamma = block.norm1.weight.detach().double().clone()
+    beta = block.norm1.bias.detach().double().clone()
     return layer_norm_head_logit(
         weight[:d][rows],
         bias[:d][rows],
@@ -369,6 +368,7 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> PairFunction:
     def tensor(a: np.ndarray) -> Tensor:
         return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
 
+    eps = data.meta.get("layer_norm_eps") or 1e-12  # BERT's default when not recorded
     return layer_norm_head_logit(
         tensor(data.query_weight[rows]),
         tensor(data.query_bias[rows]),
@@ -376,7 +376,5 @@ def first_layer_logit(data: BertEmbeddings, head: int) -> PairFunction:
         tensor(data.key_bias[rows]),
         tensor(data.embedding_ln_weight),
         tensor(data.embedding_ln_bias),
-        float(
-            data.meta.get("layer_norm_eps") or 1e-12
-        ),  # BERT's default when not recorded
+        float(eps),
     )

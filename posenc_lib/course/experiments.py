@@ -203,11 +203,12 @@ class Config:
         check_base(self.base)
         check_count(self.k, "k", 1 if self.task == "offset" else 0)
         check_count(self.vocab_size, "vocab_size", 2)
-        check_count(self.train_length, "train_length", 2, MAX_LENGTH)
-        check_count(self.n_layers, "n_layers", 1)
+        first = self.k if self.task == "offset" else self.k + 1  # >= 1
+        check_count(self.train_length, "train_length", first + 1, MAX_LENGTH)
         for name in (
             "dim",
             "n_heads",
+            "n_layers",
             "steps",
             "batch_size",
             "eval_sequences",
@@ -223,8 +224,6 @@ class Config:
                 f"train_length x test_multiples (the longest test sequence) must be <= "
                 f"{MAX_LENGTH} tokens, got {self.train_length} x {float(np.max(multiples)):g}"
             )
-        first = self.k if self.task == "offset" else self.k + 1
-        check_count(self.train_length, "train_length", first + 1)
         check_device(self.device)  # here, not at the first tensor in run()
 
     @property
@@ -253,6 +252,12 @@ class Config:
 # --------------------------------------------------------------------------------------------
 
 
+def _check_config(config: object, name: str) -> Config:
+    return check_instance(
+        config, name, Config, "a posenc_lib.course.experiments.Config"
+    )
+
+
 def build_model(config: Config) -> TinyTransformer:
     """The causal :class:`~posenc_lib.course.transformer.TinyTransformer` of ``config``, seeded.
 
@@ -273,9 +278,7 @@ def build_model(config: Config) -> TinyTransformer:
     >>> model.dim, model.n_heads
     (16, 2)
     """
-    config = check_instance(
-        config, "config", Config, "a posenc_lib.course.experiments.Config"
-    )
+    config = _check_config(config, "config")
     torch.manual_seed(config.seed)
     model = TinyTransformer(
         config.vocab_size,
@@ -378,9 +381,7 @@ def evaluate(model: TinyTransformer, config: Config, length: int) -> dict[str, A
     >>> 0.0 <= result["accuracy"] <= 1.0, result["per_position"][0]
     (True, None)
     """
-    config = check_instance(
-        config, "config", Config, "a posenc_lib.course.experiments.Config"
-    )
+    config = _check_config(config, "config")
     length = check_count(length, "length", 2)
     rng = np.random.default_rng([EVAL_SEED, TASKS.index(config.task), config.k, length])
     tokens, targets = config.batch(config.eval_sequences, length, rng)
@@ -479,29 +480,22 @@ def expand_grid(
     >>> [c.label for c in grid]
     ['none', 'sinusoidal b=1e2', 'sinusoidal b=1e4']
     """
-    base_config = check_instance(
-        base_config, "base_config", Config, "a posenc_lib.course.experiments.Config"
-    )
-    configs = []
-    for task in tasks:
-        task_k = (k or {}).get(task, base_config.k)
-        for scheme in schemes:
-            bases = {"sinusoidal": sinusoidal_bases, "rotary": rotary_bases}.get(
-                scheme, (base_config.base,)
-            )
-            for base in bases:
-                for seed in seeds:
-                    configs.append(
-                        dataclasses.replace(
-                            base_config,
-                            task=task,
-                            k=task_k,
-                            scheme=scheme,
-                            base=float(base),
-                            seed=int(seed),
-                        )
-                    )
-    return configs
+    base_config = _check_config(base_config, "base_config")
+    bases = {"sinusoidal": sinusoidal_bases, "rotary": rotary_bases}
+    return [
+        dataclasses.replace(
+            base_config,
+            task=task,
+            k=(k or {}).get(task, base_config.k),
+            scheme=scheme,
+            base=float(base),
+            seed=int(seed),
+        )
+        for task in tasks
+        for scheme in schemes
+        for base in bases.get(scheme, (base_config.base,))
+        for seed in seeds
+    ]
 
 
 def run_grid(

@@ -53,21 +53,17 @@ PairFunction = Callable[[Tensor, Tensor], Tensor]
 _F_ACCEPTED = "a callable f(x_m, x_n) returning a one-element tensor"
 
 
-def _point(f: object, x_m: object, x_n: object) -> tuple[PairFunction, Tensor, Tensor]:
-    """The checked ``f`` and point ``(x_m, x_n)``: 1-D floating tensors."""
+def _point(f: object, x_m: object, x_n: object, *directions: object) -> tuple:
+    """The checked ``f``, point ``(x_m, x_n)`` (1-D floating tensors) and ``directions``
+    ``(p_m, p_n)`` if given (tensors of the shapes of ``x_m`` and ``x_n``)."""
     f = check_callable(f, "f", _F_ACCEPTED)
-    x_m = check_tensor(x_m, "x_m", ndim=1)
-    x_n = check_tensor(x_n, "x_n", ndim=1)
-    return f, x_m, x_n
-
-
-def _directions(
-    x_m: Tensor, x_n: Tensor, p_m: object, p_n: object
-) -> tuple[Tensor, Tensor]:
-    """The checked directions: tensors of the shapes of ``x_m`` and ``x_n``."""
-    p_m = check_tensor(p_m, "p_m", shape=tuple(x_m.shape))
-    p_n = check_tensor(p_n, "p_n", shape=tuple(x_n.shape))
-    return p_m, p_n
+    x_m = check_tensor(x_m, "x_m", shape=(None,))
+    x_n = check_tensor(x_n, "x_n", shape=(None,))
+    checked = [
+        check_tensor(p, name, shape=tuple(x.shape))
+        for p, name, x in zip(directions, ("p_m", "p_n"), (x_m, x_n), strict=False)
+    ]
+    return (f, x_m, x_n, *checked)
 
 
 def _scalar(value: object) -> Tensor:
@@ -299,8 +295,7 @@ def taylor_terms(
     >>> terms.cross, terms.approximation
     (4.0, 4.0)
     """
-    f, x_m, x_n = _point(f, x_m, x_n)
-    p_m, p_n = _directions(x_m, x_n, p_m, p_n)
+    f, x_m, x_n, p_m, p_n = _point(f, x_m, x_n, p_m, p_n)
     a, b = _leaf(x_m), _leaf(x_n)
     with torch.enable_grad(), math_attention_backend():
         value = _scalar(f(a, b))
@@ -394,8 +389,7 @@ def mixed_difference(
     >>> mixed_difference(lambda a, b: (a**2).sum() + (b**3).sum() + 3 * (a @ b), x, x, p, p)
     6.0
     """
-    f, x_m, x_n = _point(f, x_m, x_n)
-    p_m, p_n = _directions(x_m, x_n, p_m, p_n)
+    f, x_m, x_n, p_m, p_n = _point(f, x_m, x_n, p_m, p_n)
     with torch.no_grad(), math_attention_backend():
         both = _scalar(f(x_m + p_m, x_n + p_n))
         only_m = _scalar(f(x_m + p_m, x_n))

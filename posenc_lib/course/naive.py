@@ -200,15 +200,9 @@ def _check_token_positions(positions: object) -> np.ndarray:
     """
     accepted = "an int length L >= 0 or a 1-D array of whole numbers >= 0"
     as_float = check_positions(positions, exact=False)
-    if np.any(as_float < 0):
-        raise ValueError(
-            _message("positions", accepted, f"the position {as_float.min():g}")
-        )
-    if np.any(as_float != np.floor(as_float)):
-        fractional = as_float[as_float != np.floor(as_float)][0]
-        raise ValueError(
-            _message("positions", accepted, f"the position {fractional:g}")
-        )
+    bad = as_float[(as_float < 0) | (as_float != np.floor(as_float))]
+    if bad.size:
+        raise ValueError(_message("positions", accepted, f"the position {bad[0]:g}"))
     raw = np.asarray(positions)
     if raw.ndim == 1 and np.issubdtype(raw.dtype, np.integer):
         return raw.astype(np.int64)

@@ -297,8 +297,7 @@ def rotary_scores(
         raise ValueError(f"k must have the length of q, {q.size}, got {describe(k)}")
     theta = frequencies(q.size, base=base)
     m_checked, n_checked = check_real_array(m, "m"), check_real_array(n, "n")
-    check_broadcast(m_checked, n_checked, ("m", "n"))
-    m_arr, n_arr = np.broadcast_arrays(m_checked, n_checked)
+    m_arr, n_arr = check_broadcast(m_checked, n_checked, ("m", "n"))
 
     def rotate(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
         phase = pos[..., None] * theta

@@ -25,21 +25,14 @@ import torch
 from torch import Tensor, nn
 
 from .._torch_checks import check_index_tensor, check_module_input
-from .._validation import check_choice, check_count, check_dim
+from .._validation import check_choice, check_count, check_heads
 from ..nn import (
     SCHEMES,
-    ALiBi,
     PositionScheme,
-    RotaryEmbedding,
     make_scheme,
 )
 
 __all__ = ["Block", "SelfAttention", "TinyTransformer"]
-
-
-def _heads_divide(dim: int, n_heads: int) -> None:
-    if dim % n_heads:
-        raise ValueError(f"dim = {dim} must be divisible by n_heads = {n_heads}")
 
 
 class SelfAttention(nn.Module):
@@ -53,24 +46,20 @@ class SelfAttention(nn.Module):
         self, dim: int, n_heads: int, scheme: PositionScheme, *, causal: bool = True
     ):
         super().__init__()
-        self.dim = check_dim(dim)
-        self.n_heads = check_count(n_heads, "n_heads", 1)
-        _heads_divide(self.dim, self.n_heads)
+        self.dim, self.n_heads = check_heads(dim, n_heads)
         self.head_dim = self.dim // self.n_heads
         if not isinstance(scheme, PositionScheme):
             raise TypeError(
                 f"scheme must be a PositionScheme, got {type(scheme).__name__}"
             )
-        if isinstance(scheme, RotaryEmbedding) and scheme.head_dim != self.head_dim:
-            raise ValueError(
-                f"the rotary scheme has head_dim = {scheme.head_dim} but dim / n_heads = "
-                f"{self.head_dim}; build it with RotaryEmbedding({self.head_dim})"
-            )
-        if isinstance(scheme, ALiBi) and scheme.n_heads != self.n_heads:
-            raise ValueError(
-                f"the ALiBi scheme has n_heads = {scheme.n_heads} slopes but the attention has "
-                f"n_heads = {self.n_heads}; build it with ALiBi({self.n_heads})"
-            )
+        # the sizes a scheme instance has (dim; rotary: head_dim; ALiBi: n_heads) must match
+        sizes = {"dim": self.dim, "head_dim": self.head_dim, "n_heads": self.n_heads}
+        for size, want in sizes.items():
+            if getattr(scheme, size, want) != want:
+                raise ValueError(
+                    f"the {scheme.name} scheme has {size} = {getattr(scheme, size)}, but the "
+                    f"model has {size} = {want} (dim = {self.dim}, n_heads = {self.n_heads})"
+                )
         self.scheme = scheme
         self.causal = causal
         self.qkv = nn.Linear(self.dim, 3 * self.dim)
@@ -87,12 +76,8 @@ class SelfAttention(nn.Module):
         """``x`` (batch, length, dim) → (batch, length, dim) [, weights (batch, heads, L, L)]."""
         check_module_input(x, "x", (3,), self.dim)
         batch, length, _ = x.shape
-        qkv = (
-            self.qkv(x)
-            .view(batch, length, 3, self.n_heads, self.head_dim)
-            .permute(2, 0, 3, 1, 4)
-        )
-        q, k, v = qkv[0], qkv[1], qkv[2]
+        shape = (batch, length, 3, self.n_heads, self.head_dim)
+        q, k, v = self.qkv(x).view(shape).permute(2, 0, 3, 1, 4)
         q, k = self.scheme.rotate(q, k, offset, positions=positions, seq_axis=2)
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)
         bias = self.scheme.bias(
@@ -190,11 +175,9 @@ class TinyTransformer(nn.Module):
     ):
         super().__init__()
         self.vocab_size = check_count(vocab_size, "vocab_size", 1)
-        self.dim = check_dim(dim)
-        self.n_heads = check_count(n_heads, "n_heads", 1)
+        self.dim, self.n_heads = check_heads(dim, n_heads)
         self.n_layers = check_count(n_layers, "n_layers", 1)
         mlp_ratio = check_count(mlp_ratio, "mlp_ratio", 1)
-        _heads_divide(self.dim, self.n_heads)
         if isinstance(scheme, str):
             check_choice(scheme, "scheme", SCHEMES)
             scheme = make_scheme(
@@ -206,11 +189,6 @@ class TinyTransformer(nn.Module):
                 f"got {scheme!r}"
             )
         # learned and sinusoidal tables have a dim
-        if getattr(scheme, "dim", self.dim) != self.dim:
-            raise ValueError(
-                f"the {scheme.name} scheme has dim = {scheme.dim}, "
-                f"but the model has dim = {self.dim}"
-            )
         self.causal = causal
         self.scheme = scheme
         self.token_embedding = nn.Embedding(self.vocab_size, self.dim)
@@ -234,7 +212,18 @@ class TinyTransformer(nn.Module):
 
         ``positions`` (shape (L,) or (batch, L)) gives each token's position instead.
         """
-        _check_token_tensor(tokens, self.vocab_size)
+        # token ids: an integer tensor (batch, length) of values in 0 … vocab_size - 1
+        ints = (torch.int64, torch.int32)
+        if not isinstance(tokens, torch.Tensor) or tokens.dtype not in ints:
+            raise TypeError(
+                f"tokens must be an int64 or int32 torch.Tensor, got {tokens!r:.60}"
+            )
+        if tokens.ndim != 2:
+            raise ValueError(
+                f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
+            )
+        vocab = f"vocab_size = {self.vocab_size}"
+        check_index_tensor(tokens, "tokens", self.vocab_size, vocab)
         x = self.scheme.embed(self.token_embedding(tokens), offset, positions=positions)
         for block in self.blocks:
             x = block(x, offset, positions=positions)
@@ -242,20 +231,3 @@ class TinyTransformer(nn.Module):
 
     def extra_repr(self) -> str:
         return f"scheme={self.scheme.name!r}, causal={self.causal}"
-
-
-def _check_token_tensor(tokens: object, vocab_size: int) -> Tensor:
-    """Token ids: an integer tensor (batch, length) of values in ``0 … vocab_size - 1``."""
-    if not isinstance(tokens, torch.Tensor) or tokens.dtype not in (
-        torch.int64,
-        torch.int32,
-    ):
-        raise TypeError(
-            f"tokens must be an int64 or int32 torch.Tensor, got {tokens!r:.60}"
-        )
-    if tokens.ndim != 2:
-        raise ValueError(
-            f"tokens must have 2 axes (batch, length), got shape {tuple(tokens.shape)}"
-        )
-    check_index_tensor(tokens, "tokens", vocab_size, f"vocab_size = {vocab_size}")
-    return tokens

@@ -222,23 +222,6 @@ def test_wrong_types_name_the_argument():
         rotary.rotate(torch.zeros(3, 8), None)
 
 
-def test_arguments_named_right():
-    pytest.importorskip("torch")
-    from posenc_lib import nn
-    from posenc_lib.course import transformer as tr
-
-    with pytest.raises(ValueError, match=r"^head_dim\b"):
-        nn.RotaryEmbedding(7)
-    with pytest.raises(ValueError, match=r"^max_len\b"):
-        nn.make_scheme("sinusoidal", dim=8, max_len=-1)
-    with pytest.raises(ValueError, match=r"^name\b.*'none'"):
-        nn.make_scheme("sine", dim=8)
-    with pytest.raises(ValueError, match=r"^scheme\b"):
-        tr.TinyTransformer(8, scheme="sine")
-    with pytest.raises(ValueError, match=r"^max_len x dim\b"):
-        nn.make_scheme("sinusoidal", dim=8, max_len=2**40)
-
-
 def test_kernel_far_offsets_refused_not_nan():
     match = r"^delta must be finite real numbers of magnitude <= 1e\+300, got the value 1e\+308"
     with pytest.raises(ValueError, match=match):

@@ -493,7 +493,7 @@ def test_transformer_refuses_a_scheme_instance_of_the_wrong_size():
     # dim 16 with 4 heads: head dimension 4
     with pytest.raises(ValueError, match=r"\bhead_dim\b.*\bn_heads\b"):
         TinyTransformer(5, 16, 4, 1, RotaryEmbedding(8))
-    with pytest.raises(ValueError, match=r"n_heads = 2 slopes .* n_heads = 4"):
+    with pytest.raises(ValueError, match=r"n_heads = 2, but the model has n_heads = 4"):
         TinyTransformer(5, 16, 4, 1, ALiBi(2))
     with pytest.raises(ValueError, match=r"dim = 8, but the model has dim = 16"):
         TinyTransformer(5, 16, 4, 1, SinusoidalPositionalEncoding(8))
@@ -1064,11 +1064,15 @@ def test_rotary_arguments_are_named():
         rotary_permutation(8, "complex")
 
 
-def test_make_scheme_names_max_len():
+def test_make_scheme_names_its_arguments():
     with pytest.raises(ValueError, match=r"^max_len\b"):
         make_scheme("sinusoidal", dim=8, max_len=-1)
     with pytest.raises(ValueError, match=r"^max_len\b"):
         make_scheme("rotary", dim=8, max_len=0)
+    with pytest.raises(ValueError, match=r"^name\b.*'none'"):
+        make_scheme("sine", dim=8)
+    with pytest.raises(ValueError, match=r"^max_len x dim\b"):
+        make_scheme("sinusoidal", dim=8, max_len=2**40)
 
 
 def test_alibi_bias_arguments():

@@ -337,8 +337,9 @@ def test_checks_used_by_the_course_name_the_argument():
     with pytest.raises(ValueError, match=r"^positions must be a length L <= "):
         V.check_positions(2**62)
     torch = pytest.importorskip("torch")
-    from posenc_lib._torch_checks import check_not_meta
+    from posenc_lib.nn import RotaryEmbedding
 
-    with pytest.raises(ValueError, match=r"^x must be a tensor with values"):
-        check_not_meta(torch.zeros(2, device="meta"), "x")
-    check_not_meta(torch.zeros(2), "x")  # a tensor with values passes
+    rope, x = RotaryEmbedding(8), torch.zeros(3, 8)
+    with pytest.raises(ValueError, match=r"^positions must be a tensor with values"):
+        rope.rotate_one(x, positions=torch.zeros(3, device="meta"))
+    rope.rotate_one(x, positions=torch.zeros(3))  # a tensor with values passes
