@@ -1,27 +1,15 @@
-"""Controls of chapter 4's check cells: planted slips that a named check must reject."""
+"""Controls of chapter 4's check cells beyond the planted slips (``test_planted_slips.py``):
+non-solutions fed to the chapter's own functions must be rejected."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.book.chapters.runner import expect_check_fails
-
-
-def test_phase_equation_typed_the_wrong_way_round_is_caught() -> None:
-    # phi_n - phi_m instead of phi_m - phi_n on the left of the hand-typed phase equation
-    # (ch4-polar): SymPy's polar equation no longer holds identically.
-    failure = expect_check_fails(
-        "04_complex_derivation",
-        check="(ch4-polar), solved for phi_m",
-        old="phi(m) - phi(n), Phi(m - n) + 2 * sp.pi * K(m, n)",
-        new="phi(n) - phi(m), Phi(m - n) + 2 * sp.pi * K(m, n)",
-    )
-    assert "solves SymPy's polar equation" in str(failure.error)
-
 
 def test_wrong_way_round_leaves_a_nonzero_residual() -> None:
-    # The same slip, shown non-zero at numbers (is_zero answering False only means "not shown
-    # to be zero"): every unknown function value and symbol set to a random number.
+    # Chapter 4's slip in test_planted_slips.py (phi_n - phi_m typed for phi_m - phi_n), shown
+    # non-zero at numbers (is_zero answering False only means "not shown to be zero"): every
+    # unknown function value and symbol set to a random number.
     import numpy as np
     import sympy as sp
     from sympy.core.function import AppliedUndef
