@@ -8,21 +8,13 @@ from __future__ import annotations
 
 import os
 
+import conventions_page as page
 import numpy as np
 import pytest
-from conventions_page import (
-    SKIP_REASON,
-    check_page,
-    check_table_row,
-    concatenated_columns,
-    evaluate_call,
-    geometric_theta,
-    interleaved_columns,
-)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here may reach the network
 torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers", reason=SKIP_REASON)
+transformers = pytest.importorskip("transformers", reason=page.SKIP_REASON)
 
 import posenc_lib as pe  # noqa: E402
 from posenc_lib.nn import SinusoidalPositionalEncoding  # noqa: E402
@@ -38,24 +30,21 @@ def _float32(table) -> np.ndarray:
     return np.asarray(table, dtype=np.float32)
 
 
-def test_distilbert_and_xlm():
+def _distilbert_xlm(length: int, d: int) -> list[np.ndarray]:
     from transformers.models.distilbert.modeling_distilbert import (
         _create_sinusoidal_embeddings,
     )
     from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings as xlm
 
-    name = "Hugging Face DistilBERT, XLM"
-    ours = _float32(evaluate_call(name, _namespace()))
-    theta = geometric_theta(D // 2, 10000.0, D / 2)
+    refs = []
     for build in (_create_sinusoidal_embeddings, xlm):
-        ref = torch.empty(L, D)
-        build(L, D, ref)
-        check_table_row(
-            name, ours, ref.numpy(), np.arange(L), theta, *interleaved_columns(D)
-        )
+        ref = torch.empty(length, d)
+        build(length, d, ref)
+        refs.append(ref.numpy())
+    return refs
 
 
-def test_marian_pegasus_roformer():
+def _marian_pegasus_roformer(length: int, d: int) -> list[np.ndarray]:
     from transformers.models.marian.modeling_marian import (
         MarianSinusoidalPositionalEmbedding,
     )
@@ -66,16 +55,64 @@ def test_marian_pegasus_roformer():
         RoFormerSinusoidalPositionalEmbedding,
     )
 
-    name = "Hugging Face Marian, Pegasus, RoFormer"
-    ours = _float32(evaluate_call(name, _namespace()))
-    theta = geometric_theta(D // 2, 10000.0, D / 2)
-    for cls in (
-        MarianSinusoidalPositionalEmbedding,
-        PegasusSinusoidalPositionalEmbedding,
-        RoFormerSinusoidalPositionalEmbedding,
-    ):
-        ref = cls(L, D).create_weight().numpy()
-        check_table_row(name, ours, ref, np.arange(L), theta, *concatenated_columns(D))
+    return [
+        cls(length, d).create_weight().numpy()
+        for cls in (
+            MarianSinusoidalPositionalEmbedding,
+            PegasusSinusoidalPositionalEmbedding,
+            RoFormerSinusoidalPositionalEmbedding,
+        )
+    ]
+
+
+def _whisper(length: int, d: int) -> list[np.ndarray]:
+    from transformers.models.whisper.modeling_whisper import sinusoids
+
+    return [sinusoids(length, d).numpy()]
+
+
+def _ctrl_gptj(length: int, d: int) -> list[np.ndarray]:
+    from transformers.models.ctrl.modeling_ctrl import positional_encoding
+    from transformers.models.gptj.modeling_gptj import create_sinusoidal_positions
+
+    return [
+        positional_encoding(length, d, torch.float).numpy(),
+        create_sinusoidal_positions(length, d).numpy(),
+    ]
+
+
+def _musicgen(length: int, d: int) -> list[np.ndarray]:
+    from transformers.models.musicgen.modeling_musicgen import (
+        MusicgenSinusoidalPositionalEmbedding,
+    )
+
+    return [MusicgenSinusoidalPositionalEmbedding.get_embedding(length, d).numpy()]
+
+
+def _cos_first_columns(dim: int) -> tuple[np.ndarray, np.ndarray]:
+    cos_cols, sin_cols = page.concatenated_columns(dim)  # [cos | sin]
+    return sin_cols, cos_cols
+
+
+# row of the page: (the references' tables at (L, d), exponent denominator at D, columns)
+TABLES = {
+    "Hugging Face DistilBERT, XLM": (_distilbert_xlm, D / 2, page.interleaved_columns),
+    "Hugging Face Marian, Pegasus, RoFormer": (
+        _marian_pegasus_roformer, D / 2, page.concatenated_columns,
+    ),
+    "Hugging Face Whisper": (_whisper, D // 2 - 1, page.concatenated_columns),
+    "Hugging Face CTRL, GPT-J (table)": (_ctrl_gptj, D / 2, page.concatenated_columns),
+    "Hugging Face MusicGen": (_musicgen, D // 2 - 1, _cos_first_columns),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_a_table_of_positions_0_to_L(name):
+    references, denominator, columns = TABLES[name]
+    ours = _float32(page.evaluate_call(name, _namespace()))
+    theta = page.geometric_theta(D // 2, 10000.0, denominator)
+    for ref in references(L, D):
+        page.check_table_row(name, ours, ref, np.arange(L), theta, *columns(D))
 
 
 def test_m2m100_family():
@@ -95,9 +132,9 @@ def test_m2m100_family():
 
     name = "Hugging Face M2M100, NLLB, Speech2Text, XGLM, FSMT"
     padding_idx = 1
-    ours = _float32(evaluate_call(name, _namespace(padding_idx=padding_idx)))
+    ours = _float32(page.evaluate_call(name, _namespace(padding_idx=padding_idx)))
     positions = np.arange(L) + padding_idx + 1  # tokens 0 … L-1 without padding
-    theta = geometric_theta(D // 2, 10000.0, D // 2 - 1)
+    theta = page.geometric_theta(D // 2, 10000.0, D // 2 - 1)
     for get_embedding in (
         M2M100SinusoidalPositionalEmbedding.get_embedding,
         NllbMoeSinusoidalPositionalEmbedding.get_embedding,
@@ -106,7 +143,9 @@ def test_m2m100_family():
         Fsmt.get_embedding,
     ):
         ref = get_embedding(L + padding_idx + 1, D, padding_idx)[positions].numpy()
-        check_table_row(name, ours, ref, positions, theta, *concatenated_columns(D))
+        page.check_table_row(
+            name, ours, ref, positions, theta, *page.concatenated_columns(D)
+        )
 
 
 def test_m2m100_left_padded_batch_through_the_module():
@@ -134,32 +173,6 @@ def test_m2m100_left_padded_batch_through_the_module():
     assert (shifted[real] - ref[real]).abs().max() > 1.0
 
 
-def test_whisper():
-    from transformers.models.whisper.modeling_whisper import sinusoids
-
-    name = "Hugging Face Whisper"
-    ours = _float32(evaluate_call(name, _namespace()))
-    theta = geometric_theta(D // 2, 10000.0, D // 2 - 1)
-    ref = sinusoids(L, D).numpy()
-    check_table_row(name, ours, ref, np.arange(L), theta, *concatenated_columns(D))
-
-
-def test_ctrl_and_gptj_tables():
-    from transformers.models.ctrl.modeling_ctrl import positional_encoding
-    from transformers.models.gptj.modeling_gptj import create_sinusoidal_positions
-
-    name = "Hugging Face CTRL, GPT-J (table)"
-    ours = _float32(evaluate_call(name, _namespace()))
-    theta = geometric_theta(D // 2, 10000.0, D / 2)
-    for ref in (
-        positional_encoding(L, D, torch.float),
-        create_sinusoidal_positions(L, D),
-    ):
-        check_table_row(
-            name, ours, ref.numpy(), np.arange(L), theta, *concatenated_columns(D)
-        )
-
-
 def test_xlnet_relative_encoding():
     from transformers import XLNetConfig, XLNetModel
 
@@ -168,26 +181,30 @@ def test_xlnet_relative_encoding():
     config = XLNetConfig(vocab_size=10, d_model=D, n_layer=1, n_head=8, d_inner=16)
     model = XLNetModel(config)  # attn_type "bi": positions klen, klen - 1, …, -qlen + 1
     ref = model.relative_positional_encoding(qlen, klen)[:, 0].numpy()
-    ours = _float32(evaluate_call(name, _namespace(qlen=qlen, klen=klen)))
+    ours = _float32(page.evaluate_call(name, _namespace(qlen=qlen, klen=klen)))
     positions = np.arange(klen, -qlen, -1)
-    theta = geometric_theta(D // 2, 10000.0, D / 2)
-    check_table_row(name, ours, ref, positions, theta, *concatenated_columns(D))
+    theta = page.geometric_theta(D // 2, 10000.0, D / 2)
+    page.check_table_row(
+        name, ours, ref, positions, theta, *page.concatenated_columns(D)
+    )
 
 
 def test_diffusers_timestep_embedding():
-    diffusers = pytest.importorskip("diffusers", reason=SKIP_REASON)
+    diffusers = pytest.importorskip("diffusers", reason=page.SKIP_REASON)
     from diffusers.models.embeddings import get_timestep_embedding
 
     name = "diffusers timestep embedding"
     d = 320  # Stable Diffusion's UNet
     timesteps = np.arange(1000.0)  # DDPM's training timesteps
-    ours = _float32(evaluate_call(name, _namespace(timesteps=timesteps, d=d)))
+    ours = _float32(page.evaluate_call(name, _namespace(timesteps=timesteps, d=d)))
     ref = get_timestep_embedding(
         torch.from_numpy(timesteps), d
     ).numpy()  # the defaults:
     # flip_sin_to_cos=False, downscale_freq_shift=1 (exponents i/(d/2-1)), scale 1
-    theta = geometric_theta(d // 2, 10000.0, d // 2 - 1)
-    check_table_row(name, ours, ref, timesteps, theta, *concatenated_columns(d))
+    theta = page.geometric_theta(d // 2, 10000.0, d // 2 - 1)
+    page.check_table_row(
+        name, ours, ref, timesteps, theta, *page.concatenated_columns(d)
+    )
     assert diffusers.__version__
 
 
@@ -206,56 +223,32 @@ def _split_columns(d: int, layout: str):
             pairs + np.arange(pairs - 1),
             pairs - 1,
         )
-    theta = geometric_theta(pairs, 10000.0, d / 2)  # 2i/d with the odd d
+    theta = page.geometric_theta(pairs, 10000.0, d / 2)  # 2i/d with the odd d
     return sin_cols, cos_cols, ([lone], theta[-1:]), theta
 
 
-def test_distilbert_and_xlm_odd_dimension():
-    from transformers.models.distilbert.modeling_distilbert import (
-        _create_sinusoidal_embeddings,
-    )
-    from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings as xlm
-
-    name = "Hugging Face DistilBERT, XLM (odd d)"
+@pytest.mark.parametrize(
+    ("name", "references", "layout"),
+    [
+        ("Hugging Face DistilBERT, XLM (odd d)", _distilbert_xlm, "interleaved"),
+        (
+            "Hugging Face Marian, Pegasus, RoFormer (odd d)",
+            _marian_pegasus_roformer,
+            "concatenated",
+        ),
+    ],
+    ids=["distilbert-xlm", "marian-pegasus-roformer"],
+)
+def test_odd_dimension(name, references, layout):
     d = D - 1
-    ours = _float32(evaluate_call(name, _namespace(d=d)))
-    sin_cols, cos_cols, lone, theta = _split_columns(d, "interleaved")
+    ours = _float32(page.evaluate_call(name, _namespace(d=d)))
+    sin_cols, cos_cols, lone, theta = _split_columns(d, layout)
     measured = 0.0
-    for build in (_create_sinusoidal_embeddings, xlm):
-        ref = torch.empty(L, d)
-        build(L, d, ref)
-        measured = max(measured, check_table_row(
-            name, ours, ref.numpy(), np.arange(L), theta, sin_cols, cos_cols, lone, page=False
-        ))  # fmt: skip
-    check_page(name, measured)
-
-
-def test_marian_pegasus_roformer_odd_dimension():
-    from transformers.models.marian.modeling_marian import (
-        MarianSinusoidalPositionalEmbedding,
-    )
-    from transformers.models.pegasus.modeling_pegasus import (
-        PegasusSinusoidalPositionalEmbedding,
-    )
-    from transformers.models.roformer.modeling_roformer import (
-        RoFormerSinusoidalPositionalEmbedding,
-    )
-
-    name = "Hugging Face Marian, Pegasus, RoFormer (odd d)"
-    d = D - 1
-    ours = _float32(evaluate_call(name, _namespace(d=d)))
-    sin_cols, cos_cols, lone, theta = _split_columns(d, "concatenated")
-    measured = 0.0
-    for cls in (
-        MarianSinusoidalPositionalEmbedding,
-        PegasusSinusoidalPositionalEmbedding,
-        RoFormerSinusoidalPositionalEmbedding,
-    ):
-        ref = cls(L, d).create_weight().numpy()
-        measured = max(measured, check_table_row(
+    for ref in references(L, d):
+        measured = max(measured, page.check_table_row(
             name, ours, ref, np.arange(L), theta, sin_cols, cos_cols, lone, page=False
         ))  # fmt: skip
-    check_page(name, measured)
+    page.check_page(name, measured)
 
 
 def test_m2m100_family_odd_dimension():
@@ -268,7 +261,7 @@ def test_m2m100_family_odd_dimension():
 
     name = "Hugging Face M2M100 family, MusicGen (odd d)"
     d = D - 1
-    theta = geometric_theta(d // 2, 10000.0, d // 2 - 1)
+    theta = page.geometric_theta(d // 2, 10000.0, d // 2 - 1)
     measured = 0.0
     for layout, ref in (
         ("concatenated", M2M100SinusoidalPositionalEmbedding.get_embedding(L, d)),
@@ -277,43 +270,30 @@ def test_m2m100_family_odd_dimension():
             MusicgenSinusoidalPositionalEmbedding.get_embedding(L, d),
         ),
     ):
-        ours = _float32(evaluate_call(name, _namespace(d=d, layout=layout)))
-        sin_cols, cos_cols = concatenated_columns(d - 1)
+        ours = _float32(page.evaluate_call(name, _namespace(d=d, layout=layout)))
+        sin_cols, cos_cols = page.concatenated_columns(d - 1)
         if layout == "concatenated_cos_first":
             sin_cols, cos_cols = cos_cols, sin_cols
-        measured = max(measured, check_table_row(
+        measured = max(measured, page.check_table_row(
             name, ours, ref.numpy(), np.arange(L), theta, sin_cols, cos_cols, page=False
         ))  # fmt: skip
-    check_page(name, measured)
-
-
-def test_musicgen_cos_first_halves():
-    from transformers.models.musicgen.modeling_musicgen import (
-        MusicgenSinusoidalPositionalEmbedding,
-    )
-
-    name = "Hugging Face MusicGen"
-    ours = _float32(evaluate_call(name, _namespace()))
-    ref = MusicgenSinusoidalPositionalEmbedding.get_embedding(L, D).numpy()
-    theta = geometric_theta(D // 2, 10000.0, D // 2 - 1)
-    cos_cols, sin_cols = concatenated_columns(D)  # [cos | sin]
-    check_table_row(name, ours, ref, np.arange(L), theta, sin_cols, cos_cols)
+    page.check_page(name, measured)
 
 
 def test_diffusers_flip_sin_to_cos_and_other_options():
-    pytest.importorskip("diffusers", reason=SKIP_REASON)
+    pytest.importorskip("diffusers", reason=page.SKIP_REASON)
     from diffusers.models.embeddings import get_timestep_embedding
 
     name = "diffusers timestep embedding, flip_sin_to_cos"
     d = 320
     timesteps = np.arange(1000.0)
-    ours = _float32(evaluate_call(name, _namespace(timesteps=timesteps, d=d)))
+    ours = _float32(page.evaluate_call(name, _namespace(timesteps=timesteps, d=d)))
     ref = get_timestep_embedding(
         torch.from_numpy(timesteps), d, flip_sin_to_cos=True
     ).numpy()
-    theta = geometric_theta(d // 2, 10000.0, d // 2 - 1)
-    cos_cols, sin_cols = concatenated_columns(d)
-    check_table_row(name, ours, ref, timesteps, theta, sin_cols, cos_cols)
+    theta = page.geometric_theta(d // 2, 10000.0, d // 2 - 1)
+    cos_cols, sin_cols = page.concatenated_columns(d)
+    page.check_table_row(name, ours, ref, timesteps, theta, sin_cols, cos_cols)
     # the docstring's general call: shift 0 is the 2i/d spacing, scale multiplies the positions,
     # max_period is the base, an odd d is zero-padded
     t = np.linspace(0.0, 999.0, 37)
