@@ -47,3 +47,12 @@ def fill(disk: Path) -> None:
         except OSError as exc:
             assert exc.errno == errno.ENOSPC, exc
     assert os.statvfs(disk).f_bavail == 0
+
+
+def run_on_full_disk(run_python, disk: Path, *args: object) -> str:
+    """Fill ``disk``, run ``python *args`` (the ``run_python`` fixture), assert that it exits
+    with status 1, and return its stripped stderr (the one-line message to compare)."""
+    fill(disk)
+    done = run_python(*args)
+    assert done.returncode == 1, done.stderr
+    return done.stderr.strip()

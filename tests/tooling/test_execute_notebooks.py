@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from helpers_disk import fill, tiny_disk
+from helpers_disk import run_on_full_disk, tiny_disk
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "execute_notebooks.py"
 spec = importlib.util.spec_from_file_location("execute_notebooks", SCRIPT)
@@ -146,10 +146,8 @@ def test_a_full_disk_leaves_the_notebook_whole(run_python, tmp_path: Path) -> No
         path = disk / "messy.ipynb"
         nbformat.write(messy_notebook(), path)
         before = path.read_bytes()
-        fill(disk)
-        done = run_python(SCRIPTS / "execute_notebooks.py", "--normalize-only", path)
-        assert done.returncode == 1, done.stderr
-        assert done.stderr.strip() == (
+        script = SCRIPTS / "execute_notebooks.py"
+        assert run_on_full_disk(run_python, disk, script, "--normalize-only", path) == (
             f"execute_notebooks.py: cannot write {path}: No space left on device;"
             f" {path} untouched"
         )
@@ -187,22 +185,20 @@ def test_ctrl_c_while_executing_leaves_the_notebook_and_says_one_line(
 
 
 def test_make_colab_bad_out_and_full_disk(run_python, tmp_path: Path) -> None:
+    colab = SCRIPTS / "make_colab.py"
     afile = tmp_path / "afile"
     afile.write_text("")
-    done = run_python(SCRIPTS / "make_colab.py", "--out", afile)
+    done = run_python(colab, "--out", afile)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "argument --out: cannot make the folder" in done.stderr
     with tiny_disk(tmp_path / "disk", size="4m") as disk:
         out = disk / "colab"
-        assert run_python(SCRIPTS / "make_colab.py", "--out", out).returncode == 0
+        assert run_python(colab, "--out", out).returncode == 0
         editions = sorted(out.glob("*.ipynb"))
         stale = editions[0]
         stale.write_text("{}\n")  # out of date: make colab must rewrite it
         others = {p.name: p.read_bytes() for p in editions[1:]}
-        fill(disk)
-        done = run_python(SCRIPTS / "make_colab.py", "--out", out)
-        assert done.returncode == 1, done.stderr
-        assert done.stderr.strip() == (
+        assert run_on_full_disk(run_python, disk, colab, "--out", out) == (
             f"make_colab.py: cannot write {stale}: No space left on device;"
             f" 0 written before it, each whole; {stale.name} untouched"
         )
