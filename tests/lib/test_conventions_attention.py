@@ -91,6 +91,23 @@ def check_rotary_row(
     return measured
 
 
+def check_half_split_row(name, rotary, apply_rotary_pos_emb, h, theta, seed, **call):
+    """A Hugging Face half-split rotary row: ``rotary`` (the model's rotary embedding) and
+    ``apply_rotary_pos_emb`` rotate random queries of the left-padded batch; the page's call
+    (evaluated with ``h`` and ``call``) must rotate them alike."""
+    real, position_ids = _left_padded()
+    q = torch.randn(2, HEADS, L, h, generator=torch.Generator().manual_seed(seed))
+    cos, sin = rotary(q, position_ids)
+    ref, _ = apply_rotary_pos_emb(q, q, cos, sin)
+    module = evaluate_call(name, _namespace(h=h, **call))
+    ours = module.rotate_one(q, positions=position_ids, seq_axis=2)
+    half = theta.size  # r/2: the rotated pairs
+    check_rotary_row(
+        name, ours, ref, q, cos[..., :half], sin[..., :half], position_ids.numpy(), theta,
+        "half_split", real,
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize("factor", [None, 4.0])
 def test_llama_rotary(factor):
     pytest.importorskip("transformers", reason=SKIP_REASON)
@@ -108,19 +125,13 @@ def test_llama_rotary(factor):
         hidden_size=h * HEADS, num_attention_heads=HEADS, max_position_embeddings=L,
         rope_parameters=rope,
     )  # fmt: skip
-    real, position_ids = _left_padded()
-    q = torch.randn(2, HEADS, L, h, generator=torch.Generator().manual_seed(0))
-    cos, sin = LlamaRotaryEmbedding(config)(q, position_ids)
-    ref, _ = apply_rotary_pos_emb(q, q, cos, sin)
     name = "Hugging Face Llama rotary"
     if factor is not None:
         name = "Hugging Face Llama rotary, linear scaling"
-    module = evaluate_call(name, _namespace(h=h, base=base, s=factor))
-    ours = module.rotate_one(q, positions=position_ids, seq_axis=2)
     theta = geometric_theta(h // 2, base, h / 2) / (factor or 1.0)
-    check_rotary_row(
-        name, ours, ref, q, cos[..., : h // 2], sin[..., : h // 2], position_ids.numpy(),
-        theta, "half_split", real,
+    check_half_split_row(
+        name, LlamaRotaryEmbedding(config), apply_rotary_pos_emb, h, theta, seed=0,
+        base=base, s=factor,
     )  # fmt: skip
 
 
@@ -137,18 +148,10 @@ def test_gpt_neox_partial_rotary():
         hidden_size=h * HEADS, num_attention_heads=HEADS, max_position_embeddings=L,
         rope_parameters={"rope_type": "default", "rope_theta": base, "partial_rotary_factor": pct},
     )  # fmt: skip
-    real, position_ids = _left_padded()
-    q = torch.randn(2, HEADS, L, h, generator=torch.Generator().manual_seed(1))
-    cos, sin = GPTNeoXRotaryEmbedding(config)(q, position_ids)
-    ref, _ = apply_rotary_pos_emb(q, q, cos, sin)
-    name = "Hugging Face GPT-NeoX rotary (partial)"
-    module = evaluate_call(name, _namespace(h=h, base=base))
-    ours = module.rotate_one(q, positions=position_ids, seq_axis=2)
     r = int(h * pct)
-    theta = geometric_theta(r // 2, base, r / 2)
-    check_rotary_row(
-        name, ours, ref, q, cos[..., : r // 2], sin[..., : r // 2], position_ids.numpy(),
-        theta, "half_split", real,
+    check_half_split_row(
+        "Hugging Face GPT-NeoX rotary (partial)", GPTNeoXRotaryEmbedding(config),
+        apply_rotary_pos_emb, h, geometric_theta(r // 2, base, r / 2), seed=1, base=base,
     )  # fmt: skip
 
 
