@@ -270,36 +270,6 @@ def test_works_under_torch_compile():
     )
 
 
-def test_sinusoidal_bad_arguments():
-    with pytest.raises(ValueError, match=r"^dim\b"):
-        SinusoidalPositionalEncoding(7)
-    with pytest.raises(ValueError, match=r"^base\b"):
-        SinusoidalPositionalEncoding(8, base=1.0)
-    with pytest.raises(ValueError, match=r"^layout\b"):
-        SinusoidalPositionalEncoding(8, layout="sideways")
-    with pytest.raises(TypeError, match=r"^persistent\b"):
-        SinusoidalPositionalEncoding(8, persistent="yes")
-    with pytest.raises(TypeError, match=r"^batch_first\b"):
-        SinusoidalPositionalEncoding(8, batch_first=1)
-    with pytest.raises(TypeError, match=r"^dtype\b"):
-        SinusoidalPositionalEncoding(8, dtype=torch.int32)
-    with pytest.raises(ValueError, match=r"^initial_length\b"):
-        SinusoidalPositionalEncoding(8, initial_length=0)
-    module = SinusoidalPositionalEncoding(8, batch_first=True)
-    with pytest.raises(ValueError, match=r"^x\b.*\b8\b"):
-        module(torch.zeros(2, 3, 6))
-    with pytest.raises(ValueError, match="axes"):
-        module(torch.zeros(2, 3, 4, 8))
-    with pytest.raises(TypeError, match=r"torch\.Tensor"):
-        module(np.zeros((2, 3, 8)))
-    with pytest.raises(ValueError, match=r"^offset\b"):
-        module(torch.zeros(2, 3, 8), offset=-1)
-    with pytest.raises(TypeError, match=r"^offset\b"):
-        module(torch.zeros(2, 3, 8), offset=1.5)
-    with pytest.raises(ValueError, match=r"^length\b"):
-        module.encoding(-2)
-
-
 # ---------------------------------------------------------------------------------------------
 # rotary
 # ---------------------------------------------------------------------------------------------
@@ -348,15 +318,6 @@ def test_rotary_preserves_norms_and_grows_keeping_dtype_and_device():
     meta = RotaryEmbedding(4, initial_length=2, device="meta")
     meta.rotate_one(torch.empty(9, 4, device="meta"))
     assert meta.cos.device.type == "meta" and meta.cached_length == 16
-
-
-def test_rotary_bad_arguments():
-    with pytest.raises(ValueError, match=r"^head_dim\b"):
-        RotaryEmbedding(5)
-    with pytest.raises(ValueError, match="last axis"):
-        RotaryEmbedding(4).rotate_one(torch.zeros(3, 6))
-    with pytest.raises(ValueError, match=r"\bdim/n_heads\b"):
-        make_scheme("rotary", dim=12, n_heads=4)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,15 +386,6 @@ def test_alibi_bias_values():
     assert torch.all(symmetric <= 0)
 
 
-def test_alibi_bad_arguments():
-    with pytest.raises(ValueError, match=r"^n_heads\b"):
-        alibi_slopes(0)
-    with pytest.raises(TypeError, match=r"^n_heads\b"):
-        alibi_slopes(2.0)
-    with pytest.raises(ValueError, match=r"^q_len\b"):
-        ALiBi(2).bias(0, 3)
-
-
 # ---------------------------------------------------------------------------------------------
 # learned, none, factory, transformer arguments
 # ---------------------------------------------------------------------------------------------
@@ -465,28 +417,6 @@ def test_make_scheme_builds_each_kind():
     }
     assert make_scheme("sinusoidal", dim=16, base=100.0).base == 100.0
     assert make_scheme("rotary", dim=16, n_heads=2).head_dim == 8
-
-
-def test_transformer_bad_arguments():
-    with pytest.raises(ValueError, match=r"^scheme\b"):
-        TinyTransformer(5, 8, 2, 1, "relative")
-    with pytest.raises(TypeError, match=r"^scheme\b"):
-        TinyTransformer(5, 8, 2, 1, 3)
-    with pytest.raises(ValueError, match="divisible"):
-        TinyTransformer(5, 8, 3, 1, "none")
-    with pytest.raises(ValueError, match=r"\bmax_len\b"):
-        TinyTransformer(5, 8, 2, 1, "learned")
-    with pytest.raises(ValueError, match=r"^vocab_size\b"):
-        TinyTransformer(0, 8, 2, 1, "none")
-    with pytest.raises(TypeError, match="PositionScheme"):
-        SelfAttention(8, 2, "rotary")
-    model = TinyTransformer(5, 8, 2, 1, "none")
-    with pytest.raises(TypeError, match=r"^tokens\b"):
-        model(torch.zeros(2, 3))
-    with pytest.raises(ValueError, match="axes"):
-        model(torch.zeros(3, dtype=torch.int64))
-    with pytest.raises(ValueError, match=r"^offset\b"):
-        model(torch.zeros(1, 3, dtype=torch.int64), offset=-1)
 
 
 def test_transformer_refuses_a_scheme_instance_of_the_wrong_size():
@@ -1022,88 +952,6 @@ def test_huge_offsets_are_computed_without_a_huge_cache():
         rotary.rotate_one(x, offset=2**53)
 
 
-def test_cache_sizes_are_checked_before_allocation():
-    with pytest.raises(ValueError, match=r"^initial_length x dim\b"):
-        SinusoidalPositionalEncoding(8, initial_length=2**40)
-    with pytest.raises(ValueError, match=r"^initial_length\b"):
-        RotaryEmbedding(8, initial_length=2**40)
-    with pytest.raises(ValueError, match=r"^length x dim\b"):
-        SinusoidalPositionalEncoding(8).extend(2**40)
-    with pytest.raises(ValueError, match=r"^length\b"):
-        RotaryEmbedding(8).extend(2**40)
-    with pytest.raises(ValueError, match="max_len x dim"):
-        LearnedPositionalEmbedding(2**40, 8)
-
-
-def test_sizes_of_the_heads_are_capped():
-    with pytest.raises(ValueError, match=r"^n_heads\b"):
-        alibi_slopes(2**40)
-    with pytest.raises(ValueError, match=r"^n_heads\b"):
-        ALiBi(2**40)
-
-
-def test_rotary_arguments_are_named():
-    with pytest.raises(ValueError, match=r"^head_dim\b"):
-        RotaryEmbedding(7)
-    with pytest.raises(TypeError, match=r"^head_dim\b"):
-        RotaryEmbedding(8.0)
-    with pytest.raises(ValueError, match=r"^rotary_dim\b"):
-        RotaryEmbedding(8, rotary_dim=3)
-    with pytest.raises(ValueError, match=r"^rotary_dim\b"):
-        RotaryEmbedding(8, rotary_dim=10)
-    with pytest.raises(ValueError, match=r"^pairing\b.*'interleaved'"):
-        RotaryEmbedding(8, pairing="neox")
-    for bad in (0, -1.0, float("nan"), float("inf")):
-        with pytest.raises(ValueError, match=r"^interpolation_factor\b"):
-            RotaryEmbedding(8, interpolation_factor=bad)
-    with pytest.raises(TypeError, match=r"^interpolation_factor\b"):
-        RotaryEmbedding(8, interpolation_factor=True)
-    with pytest.raises(ValueError, match=r"\bhead_dim\b"):
-        rotary_permutation(6, rotary_dim=8)
-    with pytest.raises(ValueError, match=r"^source\b"):
-        rotary_permutation(8, "complex")
-
-
-def test_make_scheme_names_its_arguments():
-    with pytest.raises(ValueError, match=r"^max_len\b"):
-        make_scheme("sinusoidal", dim=8, max_len=-1)
-    with pytest.raises(ValueError, match=r"^max_len\b"):
-        make_scheme("rotary", dim=8, max_len=0)
-    with pytest.raises(ValueError, match=r"^name\b.*'none'"):
-        make_scheme("sine", dim=8)
-    with pytest.raises(ValueError, match=r"^max_len x dim\b"):
-        make_scheme("sinusoidal", dim=8, max_len=2**40)
-
-
-def test_alibi_bias_arguments():
-    with pytest.raises(TypeError, match=r"^dtype\b"):
-        ALiBi(2).bias(3, 3, dtype=torch.int64)
-    with pytest.raises(TypeError, match=r"^causal\b"):
-        ALiBi(2).bias(3, 3, causal=None)
-    with pytest.raises(ValueError, match=r"^q_len\b"):
-        ALiBi(2).bias(4, 3, positions=torch.arange(3))
-
-
-def test_self_attention_forward_arguments():
-    attn = SelfAttention(8, 2, NoPositionalEncoding())
-    with pytest.raises(TypeError, match=r"^x\b"):
-        attn([[0.0] * 8])
-    with pytest.raises(ValueError, match=r"^x\b"):
-        attn(torch.zeros(3, 8))
-    with pytest.raises(ValueError, match=r"^x\b.*\b8\b"):
-        attn(torch.zeros(1, 3, 6))
-
-
-def test_token_ids_outside_the_vocabulary_are_named():
-    model = TinyTransformer(5, 8, 2, 1, "none")
-    with pytest.raises(ValueError, match=r"^tokens\b"):
-        model(torch.tensor([[0, 1, 5]]))
-    with pytest.raises(ValueError, match=r"^tokens\b"):
-        model(torch.tensor([[-1, 1, 2]]))
-    with pytest.raises(TypeError, match=r"^tokens\b"):
-        model([[0, 1, 2]])
-
-
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_cuda_positions_to_empty_and_assign():  # pragma: no cover - runs only where a GPU exists
     rotary = RotaryEmbedding(8, pairing="half_split").cuda()
@@ -1125,3 +973,151 @@ def test_cuda_positions_to_empty_and_assign():  # pragma: no cover - runs only w
     with torch.no_grad():
         got = fresh.eval()(tokens.cuda())
     torch.testing.assert_close(got.cpu(), expected, rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# bad arguments: each is refused at the public edge with an error that names it
+# ---------------------------------------------------------------------------------------------
+
+
+def _sinusoidal_bf() -> SinusoidalPositionalEncoding:
+    return SinusoidalPositionalEncoding(8, batch_first=True)
+
+
+def _tiny() -> TinyTransformer:
+    return TinyTransformer(5, 8, 2, 1, "none")
+
+
+def _attn() -> SelfAttention:
+    return SelfAttention(8, 2, NoPositionalEncoding())
+
+
+BIG = 2**40
+# id: (the call, the error it raises, what the message must match)
+BAD_CALLS = {
+    # SinusoidalPositionalEncoding
+    "sin-dim-odd": (lambda: SinusoidalPositionalEncoding(7), ValueError, r"^dim\b"),
+    "sin-base-1": (lambda: SinusoidalPositionalEncoding(8, base=1.0), ValueError, r"^base\b"),
+    "sin-layout": (
+        lambda: SinusoidalPositionalEncoding(8, layout="sideways"), ValueError, r"^layout\b"
+    ),
+    "sin-persistent": (
+        lambda: SinusoidalPositionalEncoding(8, persistent="yes"), TypeError, r"^persistent\b"
+    ),
+    "sin-batch_first": (
+        lambda: SinusoidalPositionalEncoding(8, batch_first=1), TypeError, r"^batch_first\b"
+    ),
+    "sin-dtype": (
+        lambda: SinusoidalPositionalEncoding(8, dtype=torch.int32), TypeError, r"^dtype\b"
+    ),
+    "sin-initial_length-0": (
+        lambda: SinusoidalPositionalEncoding(8, initial_length=0), ValueError, r"^initial_length\b"
+    ),
+    "sin-x-dim": (lambda: _sinusoidal_bf()(torch.zeros(2, 3, 6)), ValueError, r"^x\b.*\b8\b"),
+    "sin-x-axes": (lambda: _sinusoidal_bf()(torch.zeros(2, 3, 4, 8)), ValueError, "axes"),
+    "sin-x-numpy": (lambda: _sinusoidal_bf()(np.zeros((2, 3, 8))), TypeError, r"torch\.Tensor"),
+    "sin-offset-negative": (
+        lambda: _sinusoidal_bf()(torch.zeros(2, 3, 8), offset=-1), ValueError, r"^offset\b"
+    ),
+    "sin-offset-float": (
+        lambda: _sinusoidal_bf()(torch.zeros(2, 3, 8), offset=1.5), TypeError, r"^offset\b"
+    ),
+    "sin-length-negative": (lambda: _sinusoidal_bf().encoding(-2), ValueError, r"^length\b"),
+    # RotaryEmbedding, rotary_permutation
+    "rot-head_dim-5": (lambda: RotaryEmbedding(5), ValueError, r"^head_dim\b"),
+    "rot-head_dim-7": (lambda: RotaryEmbedding(7), ValueError, r"^head_dim\b"),
+    "rot-head_dim-float": (lambda: RotaryEmbedding(8.0), TypeError, r"^head_dim\b"),
+    "rot-last-axis": (
+        lambda: RotaryEmbedding(4).rotate_one(torch.zeros(3, 6)), ValueError, "last axis"
+    ),
+    "rot-rotary_dim-3": (lambda: RotaryEmbedding(8, rotary_dim=3), ValueError, r"^rotary_dim\b"),
+    "rot-rotary_dim-10": (lambda: RotaryEmbedding(8, rotary_dim=10), ValueError, r"^rotary_dim\b"),
+    "rot-pairing": (
+        lambda: RotaryEmbedding(8, pairing="neox"), ValueError, r"^pairing\b.*'interleaved'"
+    ),
+    **{
+        f"rot-interpolation_factor-{bad}": (
+            lambda bad=bad: RotaryEmbedding(8, interpolation_factor=bad), ValueError,
+            r"^interpolation_factor\b",
+        )
+        for bad in (0, -1.0, float("nan"), float("inf"))
+    },
+    "rot-interpolation_factor-bool": (
+        lambda: RotaryEmbedding(8, interpolation_factor=True), TypeError, r"^interpolation_factor\b"
+    ),
+    "permutation-head_dim": (
+        lambda: rotary_permutation(6, rotary_dim=8), ValueError, r"\bhead_dim\b"
+    ),
+    "permutation-source": (lambda: rotary_permutation(8, "complex"), ValueError, r"^source\b"),
+    # alibi_slopes, ALiBi
+    "alibi-n_heads-0": (lambda: alibi_slopes(0), ValueError, r"^n_heads\b"),
+    "alibi-n_heads-float": (lambda: alibi_slopes(2.0), TypeError, r"^n_heads\b"),
+    "alibi-q_len-0": (lambda: ALiBi(2).bias(0, 3), ValueError, r"^q_len\b"),
+    "alibi-dtype": (lambda: ALiBi(2).bias(3, 3, dtype=torch.int64), TypeError, r"^dtype\b"),
+    "alibi-causal": (lambda: ALiBi(2).bias(3, 3, causal=None), TypeError, r"^causal\b"),
+    "alibi-q_len-positions": (
+        lambda: ALiBi(2).bias(4, 3, positions=torch.arange(3)), ValueError, r"^q_len\b"
+    ),
+    # sizes capped before any allocation
+    "cap-sin-initial_length": (
+        lambda: SinusoidalPositionalEncoding(8, initial_length=BIG),
+        ValueError, r"^initial_length x dim\b",
+    ),
+    "cap-rot-initial_length": (
+        lambda: RotaryEmbedding(8, initial_length=BIG), ValueError, r"^initial_length\b"
+    ),
+    "cap-sin-extend": (
+        lambda: SinusoidalPositionalEncoding(8).extend(BIG), ValueError, r"^length x dim\b"
+    ),
+    "cap-rot-extend": (lambda: RotaryEmbedding(8).extend(BIG), ValueError, r"^length\b"),
+    "cap-learned-max_len": (
+        lambda: LearnedPositionalEmbedding(BIG, 8), ValueError, "max_len x dim"
+    ),
+    "cap-alibi_slopes-n_heads": (lambda: alibi_slopes(BIG), ValueError, r"^n_heads\b"),
+    "cap-alibi-n_heads": (lambda: ALiBi(BIG), ValueError, r"^n_heads\b"),
+    # make_scheme
+    "scheme-rotary-n_heads": (
+        lambda: make_scheme("rotary", dim=12, n_heads=4), ValueError, r"\bdim/n_heads\b"
+    ),
+    "scheme-max_len-negative": (
+        lambda: make_scheme("sinusoidal", dim=8, max_len=-1), ValueError, r"^max_len\b"
+    ),
+    "scheme-max_len-0": (
+        lambda: make_scheme("rotary", dim=8, max_len=0), ValueError, r"^max_len\b"
+    ),
+    "scheme-name": (lambda: make_scheme("sine", dim=8), ValueError, r"^name\b.*'none'"),
+    "scheme-max_len-huge": (
+        lambda: make_scheme("sinusoidal", dim=8, max_len=BIG), ValueError, r"^max_len x dim\b"
+    ),
+    # TinyTransformer, SelfAttention
+    "tiny-scheme-name": (lambda: TinyTransformer(5, 8, 2, 1, "relative"), ValueError, r"^scheme\b"),
+    "tiny-scheme-int": (lambda: TinyTransformer(5, 8, 2, 1, 3), TypeError, r"^scheme\b"),
+    "tiny-heads-divisible": (lambda: TinyTransformer(5, 8, 3, 1, "none"), ValueError, "divisible"),
+    "tiny-learned-max_len": (
+        lambda: TinyTransformer(5, 8, 2, 1, "learned"), ValueError, r"\bmax_len\b"
+    ),
+    "tiny-vocab_size-0": (
+        lambda: TinyTransformer(0, 8, 2, 1, "none"), ValueError, r"^vocab_size\b"
+    ),
+    "tiny-tokens-float": (lambda: _tiny()(torch.zeros(2, 3)), TypeError, r"^tokens\b"),
+    "tiny-tokens-axes": (lambda: _tiny()(torch.zeros(3, dtype=torch.int64)), ValueError, "axes"),
+    "tiny-offset": (
+        lambda: _tiny()(torch.zeros(1, 3, dtype=torch.int64), offset=-1), ValueError, r"^offset\b"
+    ),
+    "tiny-tokens-above-vocab": (
+        lambda: _tiny()(torch.tensor([[0, 1, 5]])), ValueError, r"^tokens\b"
+    ),
+    "tiny-tokens-negative": (lambda: _tiny()(torch.tensor([[-1, 1, 2]])), ValueError, r"^tokens\b"),
+    "tiny-tokens-list": (lambda: _tiny()([[0, 1, 2]]), TypeError, r"^tokens\b"),
+    "attn-scheme-name": (lambda: SelfAttention(8, 2, "rotary"), TypeError, "PositionScheme"),
+    "attn-x-list": (lambda: _attn()([[0.0] * 8]), TypeError, r"^x\b"),
+    "attn-x-axes": (lambda: _attn()(torch.zeros(3, 8)), ValueError, r"^x\b"),
+    "attn-x-dim": (lambda: _attn()(torch.zeros(1, 3, 6)), ValueError, r"^x\b.*\b8\b"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", BAD_CALLS)
+def test_a_bad_argument_is_refused_and_named(case):
+    call, error, match = BAD_CALLS[case]
+    with pytest.raises(error, match=match):
+        call()
