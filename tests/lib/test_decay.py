@@ -9,25 +9,15 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from mp_reference import KERNEL_SETTINGS, close
 
 import posenc_lib as pe
 from posenc_lib import decay as D
 from posenc_lib.special import EULER_GAMMA
 
 mpmath.mp.dps = 40
-
-RTOL = 1e-10  # relative accuracy asked of both functions
-ATOL = 1e-13  # absolute accuracy near zeros, where a relative error is meaningless
-
-settings.register_profile("kernel", max_examples=60, deadline=None)
-
-
-def close(
-    value: float, reference: float, rtol: float = RTOL, atol: float = ATOL
-) -> bool:
-    return abs(value - reference) <= rtol * abs(reference) + atol
 
 
 def reference_integral(delta: float, base: float) -> float:
@@ -145,7 +135,7 @@ def test_log_form_zero_and_half_points():
         assert D.kernel_log(zero, base=base) == pytest.approx(0.0, abs=1e-14)
 
 
-@settings(settings.get_profile("kernel"))
+@KERNEL_SETTINGS
 @given(
     delta=st.floats(min_value=1e-3, max_value=1e7),
     base=st.floats(min_value=2.0, max_value=1e7),
@@ -214,7 +204,7 @@ bases = st.floats(min_value=1.5, max_value=1e7)
 offsets = st.floats(min_value=-1e7, max_value=1e7, allow_nan=False)
 
 
-@settings(settings.get_profile("kernel"))
+@KERNEL_SETTINGS
 @given(delta=offsets, base=bases)
 def test_kernel_integral_properties(delta, base):
     assert float(pe.kernel_integral(0.0, base=base)) == 1.0

@@ -11,17 +11,15 @@ import sys
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from mp_reference import KERNEL_SETTINGS, close
 
 import posenc_lib as pe
 from posenc_lib import exact_kernel as K
 from posenc_lib.exact_kernel import kernel_from_frequencies
 
 mpmath.mp.dps = 40
-
-RTOL = 1e-10  # relative accuracy asked of kernel_from_frequencies
-ATOL = 1e-13  # absolute accuracy near zeros, where a relative error is meaningless
 
 
 def promised(delta: float) -> float:
@@ -30,14 +28,6 @@ def promised(delta: float) -> float:
 
 
 MPMATH_ROUTE_ATOL = 2e-15  # documented for 40-digit frequencies
-
-settings.register_profile("kernel", max_examples=60, deadline=None)
-
-
-def close(
-    value: float, reference: float, rtol: float = RTOL, atol: float = ATOL
-) -> bool:
-    return abs(value - reference) <= rtol * abs(reference) + atol
 
 
 def reference_kernel(
@@ -276,7 +266,7 @@ bases = st.floats(min_value=1.5, max_value=1e7)
 offsets = st.floats(min_value=-1e7, max_value=1e7, allow_nan=False)
 
 
-@settings(settings.get_profile("kernel"))
+@KERNEL_SETTINGS
 @given(delta=offsets, dim=dims, base=bases, spacing=st.sampled_from(pe.SPACINGS))
 def test_kernel_properties(delta, dim, base, spacing):
     assert float(pe.kernel(0.0, dim, base=base, spacing=spacing)) == pytest.approx(
