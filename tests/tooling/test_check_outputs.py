@@ -176,21 +176,6 @@ def test_command_line_exit_status_and_report(run_python, tmp_path):
     assert "stored error" not in done.stdout.splitlines()[0]
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["missing.ipynb"], "no such notebook: missing.ipynb"),
-        (["README.md"], "not a notebook (.ipynb): README.md"),
-        (["--bogus"], "unrecognized arguments: --bogus"),
-    ],
-)
-def test_command_line_usage_errors(run_python, args, message):
-    done = run_python(SCRIPT, *args)
-    assert done.returncode == 2
-    assert message in done.stderr
-    assert "Traceback" not in done.stderr
-
-
 def test_unreadable_notebook_is_reported_not_a_traceback(run_python, tmp_path):
     broken = tmp_path / "broken.ipynb"
     broken.write_text("{ not json")

@@ -1,8 +1,8 @@
 """The command lines: options checked before any work, atomic writes, Ctrl-C, clean usage errors.
 
-``scripts/experiments.py``, ``python -m benchmarks`` (and its ``bench_*`` modules) and
-``scripts/check_oldest.py``, run as a user runs them (subprocesses), with sizes that keep each
-test to seconds.
+``scripts/experiments.py``, ``python -m benchmarks`` (and its ``bench_*`` modules),
+``scripts/check_oldest.py`` and the usage errors of ``scripts/check_outputs.py``, run as a user
+runs them (subprocesses), with sizes that keep each test to seconds.
 """
 
 import importlib.util
@@ -503,19 +503,25 @@ def test_a_benchmark_module_ctrl_c_writes_nothing(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("args", "phrase"),
-    [
-        (["--bogus"], "unrecognized arguments: --bogus"),
-        (["tests/nope.py"], "file or directory not found: tests/nope.py"),
-        (["--maxfail=x"], "argument --maxfail: invalid int value: 'x'"),
-    ],
-)
-def test_check_oldest_bad_pytest_arguments_say_what_is_wrong(run_python, args, phrase):
+PYTEST = "pytest arguments"  # check_oldest.py checks them before building anything
+# the command (a script of scripts/ and its arguments): what its usage error must say
+USAGE_ERRORS = {
+    "check_outputs.py missing.ipynb": ["no such notebook: missing.ipynb"],
+    "check_outputs.py README.md": ["not a notebook (.ipynb): README.md"],
+    "check_outputs.py --bogus": ["unrecognized arguments: --bogus"],
+    "check_oldest.py --bogus": [PYTEST, "unrecognized arguments: --bogus"],
+    "check_oldest.py tests/nope.py": [PYTEST, "file or directory not found: tests/nope.py"],
+    "check_oldest.py --maxfail=x": [PYTEST, "argument --maxfail: invalid int value: 'x'"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", USAGE_ERRORS)
+def test_bad_arguments_say_what_is_wrong(run_python, command):
+    script, *args = command.split()
     started = time.monotonic()
-    done = run_python("scripts/check_oldest.py", *args)
-    assert_usage_error(done, "pytest arguments", phrase)
-    assert "exit status 4" not in done.stderr
+    done = run_python(f"scripts/{script}", *args)
+    assert_usage_error(done, *USAGE_ERRORS[command])
+    assert "exit status 4" not in done.stderr  # check_oldest.py: pytest never started
     assert "working in" not in done.stdout  # no environment was built
     assert time.monotonic() - started < 60
 
