@@ -61,17 +61,16 @@ class TinyModel(PreTrainedModel):
         return self.head(self.norm(x))
 
 
-def _model_and_tokens():
+def _model_tokens_logits():
     torch.manual_seed(0)
     model = TinyModel(TinyConfig()).eval()
     tokens = torch.randint(0, 37, (2, 50), generator=torch.Generator().manual_seed(1))
-    return model, tokens
+    with torch.no_grad():
+        return model, tokens, model(tokens)
 
 
 def test_save_pretrained_and_from_pretrained_reproduce_the_logits(tmp_path):
-    model, tokens = _model_and_tokens()
-    with torch.no_grad():
-        expected = model(tokens)
+    model, tokens, expected = _model_tokens_logits()
     model.save_pretrained(tmp_path)
     loaded = TinyModel.from_pretrained(tmp_path).eval()
     with torch.no_grad():
@@ -89,9 +88,7 @@ def test_save_pretrained_and_from_pretrained_reproduce_the_logits(tmp_path):
 
 
 def test_meta_init_to_empty_reset_parameters_and_load(tmp_path):
-    model, tokens = _model_and_tokens()
-    with torch.no_grad():
-        expected = model(tokens)
+    model, tokens, expected = _model_tokens_logits()
     model.save_pretrained(tmp_path)
     from safetensors.torch import load_file
 
@@ -109,9 +106,8 @@ def test_meta_init_to_empty_reset_parameters_and_load(tmp_path):
 
 def test_the_uninitialised_buffers_would_have_broken_the_logits(tmp_path):
     # what the issue saw before the fix: the same model with its tables left as empty memory
-    model, tokens = _model_and_tokens()
+    model, tokens, expected = _model_tokens_logits()
     with torch.no_grad():
-        expected = model(tokens)
         model.positions.table.fill_(1e10)  # in place: recomputation cannot notice this
         broken = model(tokens)
     assert not torch.allclose(broken, expected, atol=1e-3)
