@@ -476,6 +476,23 @@ def minify_style_sheets(outdir: Path) -> None:
 MINIFY_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "minify_assets.cjs"
 
 
+def run_node(script: Path, *args: str, stdin: str = "") -> str:
+    """The standard output of ``node script args...`` fed ``stdin``; RuntimeError with the end
+    of its standard error when it fails."""
+    import subprocess
+
+    result = subprocess.run(
+        ["node", str(script), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{script.name} failed: {result.stderr.strip()[-2000:]}")
+    return result.stdout
+
+
 def scripts_to_minify(outdir: Path) -> list[Path]:
     """The scripts of ``_static`` that are not minified yet: not ``*.min.js``, not the theme's
     bundles (``_static/scripts/``, minified by its build), not the search data."""
@@ -491,21 +508,10 @@ def scripts_to_minify(outdir: Path) -> list[Path]:
 def minify_scripts(outdir: Path) -> None:
     """The scripts of :func:`scripts_to_minify` minified in place by terser
     (``scripts/minify_assets.cjs``, with node)."""
-    import subprocess
-
     files = scripts_to_minify(outdir)
     if not files:
         return
-    result = subprocess.run(
-        ["node", str(MINIFY_SCRIPT), *map(str, files)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"{MINIFY_SCRIPT.name} failed: {result.stderr.strip()[-2000:]}"
-        )
+    run_node(MINIFY_SCRIPT, *map(str, files))
 
 
 #: Raster images of the theme shown small: (path under the output folder, height in CSS px
@@ -683,20 +689,9 @@ def mathjax_glyphs(
     cannot typeset (an undefined macro, a package not loaded) is an error.
     """
     import json
-    import subprocess
 
-    result = subprocess.run(
-        ["node", str(GLYPHS_SCRIPT)],
-        input=json.dumps({"formulas": formulas, "config": config or {}}),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"{GLYPHS_SCRIPT.name} failed: {result.stderr.strip()[-2000:]}"
-        )
-    return set(json.loads(result.stdout))
+    stdin = json.dumps({"formulas": formulas, "config": config or {}})
+    return set(json.loads(run_node(GLYPHS_SCRIPT, stdin=stdin)))
 
 
 def subset_math_fonts(source: Path, target: Path, points: set[int]) -> None:
@@ -730,10 +725,12 @@ _RANGE_FILES = re.compile(r'\[\["[\w-]+",\{')
 _INTEGER = re.compile(r"(?<![\w.])\d+(?![\w.])")
 
 
-def _closing(text: str, start: int) -> int:
-    """The index of the bracket that closes the one at ``text[start]`` (strings skipped)."""
+def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """``(index, character, depth)`` for each character of ``text`` from ``start`` that is not
+    inside a string; ``depth`` counts the brackets open before it (an opening bracket counts
+    itself, a closing one does not)."""
     depth, quote, i = 0, "", start
-    while True:
+    while i < len(text):
         c = text[i]
         if quote:
             if c == "\\":
@@ -742,37 +739,22 @@ def _closing(text: str, start: int) -> int:
                 quote = ""
         elif c in "\"'`":
             quote = c
-        elif c in "{[(":
-            depth += 1
-        elif c in "}])":
-            depth -= 1
-            if depth == 0:
-                return i
+        else:
+            depth += (c in "{[(") - (c in "}])")
+            yield i, c, depth
         i += 1
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the bracket that closes the one at ``text[start]`` (strings skipped)."""
+    return next(i for i, c, depth in _outside_strings(text, start) if depth == 0)
 
 
 def _items(body: str) -> list[str]:
     """The items of an object's or array's ``body``, split at its top-level commas."""
-    items, depth, quote, start, i = [], 0, "", 0, 0
-    while i < len(body):
-        c = body[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'`":
-            quote = c
-        elif c in "{[(":
-            depth += 1
-        elif c in "}])":
-            depth -= 1
-        elif c == "," and depth == 0:
-            items.append(body[start:i])
-            start = i + 1
-        i += 1
-    items.append(body[start:])
-    return [item for item in items if item]
+    cuts = [i for i, c, depth in _outside_strings(body) if c == "," and depth == 0]
+    bounds = zip([-1, *cuts], [*cuts, len(body)], strict=True)
+    return [body[a + 1 : b] for a, b in bounds if b > a + 1]
 
 
 def _code(key: str) -> int:

@@ -183,8 +183,10 @@ KINDS = (
 MIN_FIGURE_TEXT_PX = 9.0
 
 #: First visit of a page (empty cache), figures (``_images/``) not counted: issue 22's 1.0 MB,
-#: on every page. MathJax's engine and font data are about 0.48 MB of each page with math, the
-#: theme about 0.15 MB; chapters weigh WEIGHTS_TBD: see CONTRIBUTING.md, "What a page loads".
+#: on every page, with no exceptions. MathJax's engine and font data are about 0.51 MB of each
+#: page with math, the theme 0.16 MB, so a chapter's own page can be at most about 0.3 MB; the
+#: chapters weigh 0.88-0.997 MB (the appendix, chapter 90, the heaviest): see CONTRIBUTING.md,
+#: "What a page loads", for what each part weighs and what an addition must state.
 MAX_PAGE_BYTES = 1_000_000
 
 #: At a narrow viewport, the largest share of a page's display equations that may need
@@ -507,7 +509,10 @@ _INSPECT_JS = r"""
     for (const char of c.textContent) glyphs.add(char.codePointAt(0));
   }
   // Text MathJax found no font data for: drawn as <mjx-utext> in the browser's own font.
-  const unknown = [...document.querySelectorAll("mjx-utext")].map((u) => u.textContent);
+  // (An error message, <mjx-merror>, is text in the browser's font: reported as an error.)
+  const unknown = [...document.querySelectorAll("mjx-utext")]
+    .filter((u) => !u.closest("mjx-merror"))
+    .map((u) => u.textContent);
   return {merrors, undefinedMacros, images, hrefs, ids, strays, texts, glyphs: [...glyphs],
           unknown};
 }
@@ -1221,6 +1226,8 @@ async (timeoutMs) => {
   // from its own fetch: wait for those too (counted by _COUNT_FETCHES_JS).
   const settled = () => done() && (window.__posencPendingFetches || 0) === 0;
   while (!settled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  // Whether the page settled, taken now: the fetches below, this check's own, are counted too.
+  const finished = settled();
   await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
   const items = Array.from(document.querySelectorAll("#search-results ul.search li"));
   const results = [];
@@ -1240,7 +1247,7 @@ async (timeoutMs) => {
       original,
     });
   }
-  return {finished: settled(), results};
+  return {finished, results};
 }
 """
 
