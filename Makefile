@@ -18,20 +18,22 @@ comma := ,
 # pip's configured index instead, with a warning. `make TORCH_INDEX=` skips the CPU index.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PIN := $(shell grep -m1 '^torch==' requirements/lock.txt)
-# MathJax 4: only the components the book loads (mathjax3_config in _config.yml), the TeX
-# extensions its autoloader may fetch, and the CommonHTML font (mathjax-newcm: its woff2 files
-# and the glyph ranges it loads on demand); not the 70 MB of packages. The font goes under
-# fonts/, the path _config.yml gives MathJax's loader for [fonts].
+# MathJax 4: only the components the book loads (mathjax3_config in _config.yml: input/tex-base
+# and the ams extension), the full input/tex and its extensions for the Colab render check
+# (tests/book/browser/test_colab_render.py, loaded by no page of the book), and the CommonHTML
+# font (mathjax-newcm: its woff2 files and the glyph ranges it loads on demand; the build cuts
+# both to the book's characters); not the 70 MB of packages. The font goes under fonts/, the
+# path _config.yml gives MathJax's loader for [fonts].
 MATHJAX_DIR := _extra/mathjax
 MATHJAX := $(MATHJAX_DIR)/startup.js
-MATHJAX_FILES := startup.js core.js input/tex.js input/tex/extensions output/chtml.js \
-	a11y/assistive-mml.js
+MATHJAX_FILES := startup.js core.js input/tex-base.js input/tex.js input/tex/extensions \
+	output/chtml.js a11y/assistive-mml.js
 MATHJAX_FONT := mathjax-newcm-font
 MATHJAX_FONT_FILES := chtml.js chtml/woff2 chtml/dynamic
 NB ?= notebooks/*.ipynb
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: help venv uplot colab book test test-lib test-notebooks check-book check-build-faults check-portable execute serve lint format bench lock clean
+.PHONY: help venv uplot explorers colab book test test-lib test-notebooks check-book check-build-faults check-portable execute serve lint format bench lock clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -86,6 +88,18 @@ $(UPLOT_FILES) &: package.json package-lock.json
 	cp node_modules/uplot/LICENSE $(UPLOT_ASSETS)/uPlot.LICENSE
 	touch $(UPLOT_FILES)
 
+# The explorers' scripts: assets/explorers.js (the source) minified by terser (npm) into one
+# script per kind, holding only the code that kind uses; committed like uPlot's copies
+# (tests/course/test_explorers.py checks them against the source when node_modules is there).
+EXPLORER_SCRIPTS := $(foreach kind,encoding kernel rotary scaling,$(UPLOT_ASSETS)/explorers.$(kind).min.js)
+
+explorers: $(EXPLORER_SCRIPTS)  # minify posenc_lib/course/assets/explorers.js into explorers.<kind>.min.js
+
+$(EXPLORER_SCRIPTS) &: $(UPLOT_ASSETS)/explorers.js scripts/minify_explorers.cjs package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	node scripts/minify_explorers.cjs
+	touch $(EXPLORER_SCRIPTS)
+
 # What the book reads: every file except build outputs, environments, caches and the folders
 # _config.yml excludes (posenc_lib stays: book/api.md documents it with autodoc).
 BOOK_SOURCES := $(shell find . -mindepth 1 \( -name '.*' -o -name _build -o -name _extra \
@@ -101,7 +115,8 @@ book: $(BOOK_STAMP)  ## build the HTML book into _build/html from the stored out
 
 # A failed build (or check) moves what _build/html holds to _build/html.failed: no stale book
 # is left in _build/html looking current (to be served, checked or published).
-$(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py scripts/mathjax_glyphs.cjs
+$(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py scripts/mathjax_glyphs.cjs \
+	scripts/minify_assets.cjs
 	@rm -f $@
 	@if ! { echo "$(PY) scripts/check_outputs.py --errors" && $(PY) scripts/check_outputs.py --errors \
 	  && echo "$(BIN)/jupyter-book build . --all $(JB_FLAGS)" \

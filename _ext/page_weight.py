@@ -27,11 +27,19 @@ At the end of the build, in the output folder:
    which open on hover by the theme's CSS and on a click by ``_static/posenc.js``, the "back to
    top" button (also ``posenc.js``) and tooltips (the buttons keep their ``title``).
 
-6. **MathJax's fonts** are cut to the characters the book's formulas use: every formula of
-   every page is typeset at build time by the same MathJax (``scripts/mathjax_glyphs.cjs``, with
-   node), and each of the font's ``woff2`` files keeps the characters drawn (and printable
-   ASCII): 166 kB became 39 kB on chapter 4. The browser check compares every character a page
-   draws with the fonts served (``missing-glyph``).
+6. **MathJax's fonts and font data** are cut to the characters the book's formulas use: every
+   formula of every page is typeset at build time by the same MathJax with the book's own
+   configuration (``scripts/mathjax_glyphs.cjs``, with node; a formula its TeX packages cannot
+   typeset fails the build), and each of the font's ``woff2`` files keeps the characters drawn
+   (166 kB became 39 kB on chapter 4), as do its metric data (``chtml.js``: 110 kB became
+   about 32 kB) and the ranges it loads on demand (``chtml/dynamic``). The browser check
+   compares every character a page draws with the fonts served, and reports one MathJax has no
+   data for (``missing-glyph``).
+7. **Minified copies**: the style sheets lose comments and white space
+   (:func:`minify_css`), the scripts not minified yet are minified by terser
+   (``scripts/minify_assets.cjs``, with node), the Colab logo is made 48 px high
+   (:data:`SMALL_IMAGES`), and reference wrappers nothing styles are unwrapped
+   (:data:`UNSTYLED_SPANS`).
 
 MathJax is trimmed by ``make`` (``MATHJAX_FILES``) and ``mathjax3_config`` in ``_config.yml``.
 """
@@ -428,6 +436,108 @@ def purge_custom_properties(outdir: Path) -> None:
             return
 
 
+_STRING_OR_COMMENT = re.compile(
+    r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(/\*.*?\*/)""", re.S
+)
+
+
+def minify_css(css: str) -> str:
+    """``css`` without comments (but licence comments, ``/*! ... */``) and without the white
+    space nothing reads: runs of it become one space, and none is left beside ``{ } ; ,``.
+    Strings are kept as written; spaces around ``:`` stay (in a selector, ``a :hover`` and
+    ``a:hover`` differ)."""
+    out, pos = [], 0
+
+    def squeeze(text: str) -> str:
+        text = re.sub(r"\s+", " ", text)
+        return re.sub(r" ?([{};,]) ?", r"\1", text)
+
+    for match in _STRING_OR_COMMENT.finditer(css):
+        out.append(squeeze(css[pos : match.start()]))
+        string, comment = match.groups()
+        if string or comment.startswith("/*!"):
+            out.append(match.group(0))
+        pos = match.end()
+    out.append(squeeze(css[pos:]))
+    return "".join(out).replace(";}", "}").strip()
+
+
+def minify_style_sheets(outdir: Path) -> None:
+    """Every style sheet of ``_static`` minified (:func:`minify_css`); the purge's mark stays
+    first, so that a later build still finds the pristine copy."""
+    for path in _files(outdir / "_static", "*.css"):
+        text = path.read_text(encoding="utf-8")
+        mark = MARK if text.startswith(MARK) else ""
+        slimmed = mark + minify_css(text.removeprefix(mark)) + "\n"
+        if len(slimmed) < len(text):
+            path.write_text(slimmed, encoding="utf-8")
+
+
+MINIFY_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "minify_assets.cjs"
+
+
+def run_node(script: Path, *args: str, stdin: str = "") -> str:
+    """The standard output of ``node script args...`` fed ``stdin``; RuntimeError with the end
+    of its standard error when it fails."""
+    import subprocess
+
+    result = subprocess.run(
+        ["node", str(script), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{script.name} failed: {result.stderr.strip()[-2000:]}")
+    return result.stdout
+
+
+def scripts_to_minify(outdir: Path) -> list[Path]:
+    """The scripts of ``_static`` that are not minified yet: not ``*.min.js``, not the theme's
+    bundles (``_static/scripts/``, minified by its build), not the search data."""
+    return sorted(
+        path
+        for path in _files(outdir / "_static", "*.js")
+        if not path.name.endswith(".min.js")
+        and path.name not in DATA_SCRIPTS
+        and "scripts" not in path.relative_to(outdir / "_static").parts
+    )
+
+
+def minify_scripts(outdir: Path) -> None:
+    """The scripts of :func:`scripts_to_minify` minified in place by terser
+    (``scripts/minify_assets.cjs``, with node)."""
+    files = scripts_to_minify(outdir)
+    if not files:
+        return
+    run_node(MINIFY_SCRIPT, *map(str, files))
+
+
+#: Raster images of the theme shown small: (path under the output folder, height in CSS px
+#: as shown). The Colab logo of the launch menu (225 px square, 7.6 kB) is shown 1em high.
+SMALL_IMAGES = (("_static/images/logo_colab.png", 16),)
+
+
+def shrink_images(outdir: Path) -> None:
+    """Each of :data:`SMALL_IMAGES` resized to three times its shown height (sharp on a phone's
+    screen) and written as a PNG of at most 64 colours: 0.8 kB instead of 7.6 kB."""
+    from PIL import Image
+
+    for name, height in SMALL_IMAGES:
+        path = outdir / name
+        if not path.is_file():
+            continue
+        with Image.open(path) as image:
+            image.load()
+        if image.height <= 3 * height:
+            continue  # shrunk by an earlier build
+        width = round(image.width * 3 * height / image.height)
+        small = image.convert("RGBA").resize((width, 3 * height), Image.LANCZOS)
+        small = small.quantize(64, method=Image.Quantize.FASTOCTREE)
+        small.save(path, "PNG", optimize=True)
+
+
 # --------------------------------------------------------------------------------------------
 # 3. Icon fonts
 
@@ -538,12 +648,9 @@ def subset_icon_fonts(outdir: Path) -> str:
 # --------------------------------------------------------------------------------------------
 # 4b. MathJax's fonts
 
-MATH_FONTS = "mathjax/fonts/mathjax-newcm-font/chtml/woff2"  # under the output folder
+MATH_FONT_DIR = "mathjax/fonts/mathjax-newcm-font"  # under the output folder
+MATH_FONTS = f"{MATH_FONT_DIR}/chtml/woff2"
 GLYPHS_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "mathjax_glyphs.cjs"
-ASCII = frozenset(
-    range(0x20, 0x7F)
-)  # kept in every font: a margin for plain text in math
-
 _MATH_OPEN = re.compile(r'<(?:span|div) class="[^"]*\bmath\b[^"]*"[^>]*>')
 _DELIMITED = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]|\$\$(.*?)\$\$", re.S)
 
@@ -561,10 +668,9 @@ def math_formulas(html: str) -> list[tuple[str, bool]]:
             opening.end(),
         )
         inner = html[opening.end() : end if end > 0 else None]
-        text = html_lib.unescape(
-            re.sub(r'<span class="eqno">.*?</span>', "", inner, flags=re.S)
-        )
-        text = re.sub(r"<[^>]+>", "", text)
+        # Tags out first, then entities: ``&lt; r \;&gt;`` is TeX, not a tag.
+        text = re.sub(r'<span class="eqno">.*?</span>', "", inner, flags=re.S)
+        text = html_lib.unescape(re.sub(r"<[^>]+>", "", text))
         delimited = _DELIMITED.findall(text)
         for inline, display, double in delimited:
             found.append((inline, False) if inline else (display or double, True))
@@ -573,31 +679,27 @@ def math_formulas(html: str) -> list[tuple[str, bool]]:
     return found
 
 
-def mathjax_glyphs(formulas: list[tuple[str, bool]]) -> set[int]:
-    """The code points MathJax draws for ``formulas`` (``scripts/mathjax_glyphs.cjs``)."""
-    import json
-    import subprocess
+def mathjax_glyphs(
+    formulas: list[tuple[str, bool]], config: dict[str, Any] | None = None
+) -> set[int]:
+    """The code points MathJax draws for ``formulas`` (``scripts/mathjax_glyphs.cjs``).
 
-    result = subprocess.run(
-        ["node", str(GLYPHS_SCRIPT)],
-        input=json.dumps(formulas),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"{GLYPHS_SCRIPT.name} failed: {result.stderr.strip()[-2000:]}"
-        )
-    return set(json.loads(result.stdout))
+    ``config`` is the book's MathJax configuration (``mathjax3_config``): its components and
+    TeX packages are the ones loaded (the full ``input/tex`` without it), and a formula they
+    cannot typeset (an undefined macro, a package not loaded) is an error.
+    """
+    import json
+
+    stdin = json.dumps({"formulas": formulas, "config": config or {}})
+    return set(json.loads(run_node(GLYPHS_SCRIPT, stdin=stdin)))
 
 
 def subset_math_fonts(source: Path, target: Path, points: set[int]) -> None:
     """Each ``woff2`` font of ``source`` written to ``target`` with only the characters of
-    ``points`` (and printable ASCII)."""
+    ``points``."""
     from fontTools import subset
 
-    keep = points | ASCII
+    keep = set(points)
     target.mkdir(parents=True, exist_ok=True)
     for font_file in sorted(source.glob("*.woff2")):
         options = subset.Options()
@@ -613,9 +715,182 @@ def subset_math_fonts(source: Path, target: Path, points: set[int]) -> None:
         subset.save_font(font, str(target / font_file.name), options)
 
 
-def slim_math_fonts(outdir: Path, extra: Path) -> None:
-    """MathJax's fonts in ``outdir`` cut to the characters of every page's formulas; the full
-    fonts are read from ``extra`` (``_extra/``, which the build copies into ``outdir``)."""
+_KEY = r"\d+(?:e\d+)?"  # a code point as a minified object key: 65, 11e3
+#: Each variant's metrics, {65:[.683,0,.75],...}.
+_CHAR_TABLE = re.compile(rf"\{{{_KEY}:\[")
+#: The stretchy delimiters, {40:{dir:V,stretch:[9115,...]},...}.
+_DELIMITERS = re.compile(rf"\{{{_KEY}:\{{")
+#: The files of on-demand ranges, [["latin",{normal:[[192,214],...]}],...].
+_RANGE_FILES = re.compile(r'\[\["[\w-]+",\{')
+_INTEGER = re.compile(r"(?<![\w.])\d+(?![\w.])")
+
+
+def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """``(index, character, depth)`` for each character of ``text`` from ``start`` that is not
+    inside a string; ``depth`` counts the brackets open before it (an opening bracket counts
+    itself, a closing one does not)."""
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'`":
+            quote = c
+        else:
+            depth += (c in "{[(") - (c in "}])")
+            yield i, c, depth
+        i += 1
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the bracket that closes the one at ``text[start]`` (strings skipped)."""
+    return next(i for i, c, depth in _outside_strings(text, start) if depth == 0)
+
+
+def _items(body: str) -> list[str]:
+    """The items of an object's or array's ``body``, split at its top-level commas."""
+    cuts = [i for i, c, depth in _outside_strings(body) if c == "," and depth == 0]
+    bounds = zip([-1, *cuts], [*cuts, len(body)], strict=True)
+    return [body[a + 1 : b] for a, b in bounds if b > a + 1]
+
+
+def _code(key: str) -> int:
+    return int(float(key))
+
+
+def _codes_kept(values: str, keep: set[int]) -> list[str]:
+    """The items of ``[code, [first, last], ...]`` that hold a character of ``keep``."""
+    kept = []
+    for value in _items(values.strip()[1:-1]):
+        codes = [_code(v) for v in value.strip("[]").split(",")]
+        if any(c in keep for c in range(codes[0], codes[-1] + 1)):
+            kept.append(value)
+    return kept
+
+
+def _range_file_kept(entry: str, keep: set[int]) -> str:
+    """A range file's ``["name",{variant:[code, [first, last], ...], ...}, delimiters]`` cut to
+    the codes and ranges that hold a character of ``keep``; empty when none is left (MathJax
+    then never loads that file)."""
+    name, variants, *delimiters = _items(entry[1:-1])
+    lists = []
+    for item in _items(variants[1:-1]):
+        variant, _, values = item.partition(":")
+        kept = _codes_kept(values, keep)
+        if kept:
+            lists.append(f"{variant}:[{','.join(kept)}]")
+    kept_delimiters = [_codes_kept(d, keep) for d in delimiters]
+    if not lists and not any(kept_delimiters):
+        return ""
+    parts = [name, "{" + ",".join(lists) + "}"]
+    parts += ["[" + ",".join(d) + "]" for d in kept_delimiters]
+    return "[" + ",".join(parts) + "]"
+
+
+_DRAWN_AS = re.compile(r"\b(?:c|schar):(\[[\d,]*\]|\d+)")  # the characters drawn for it
+
+
+def _delimiter_kept(item: str, drawn: set[int]) -> bool:
+    """Whether a delimiter ``code:{...}`` is drawn: its character, or the one drawn in its place
+    (``c``) or at its sizes (``schar``), is in ``drawn``."""
+    code, _, data = item.partition(":")
+    drawn_as = ",".join(m.strip("[]") for m in _DRAWN_AS.findall(data)).split(",")
+    found = {_code(code)} | {int(n) for n in drawn_as if n}
+    return bool(found & drawn)
+
+
+def with_delimiter_parts(texts: list[str], drawn: set[int]) -> set[int]:
+    """``drawn`` and the characters each delimiter drawn is made of (itself, its parts and the
+    characters of its sizes), from the delimiter tables of the font data ``texts``: MathJax
+    writes the styles of a delimiter's parts, reading their data, once the delimiter is used
+    at all, stretched or not."""
+    closed = set(drawn)
+    for js in texts:
+        for match in _DELIMITERS.finditer(js):
+            items = _items(js[match.start() + 1 : _closing(js, match.start())])
+            for item in items:
+                if _delimiter_kept(item, drawn):
+                    code, _, data = item.partition(":")
+                    closed |= {int(n) for n in _INTEGER.findall(data) if int(n) >= 0x20}
+                    closed.add(_code(code))
+    return closed
+
+
+def subset_font_data(js: str, keep: set[int], drawn: set[int] | None = None) -> str:
+    """MathJax font data (a font's ``chtml.js`` or one of its ``chtml/dynamic`` files) with only
+    the characters of ``keep``.
+
+    Three kinds of table are cut, where their minified literals stand: each variant's
+    character metrics ``{65:[h,d,w,{...}],...}`` keep the characters of ``keep``; the
+    stretchy delimiters ``{40:{...stretch:[9115,9116,9117]...},...}`` keep those drawn
+    (:func:`_delimiter_kept`: their character, or the one drawn for them, is in ``drawn``,
+    default ``keep``); the list of on-demand ranges
+    (``[["latin",{normal:[[192,214],...]}],...]``) keeps the codes and ranges that hold a
+    character of ``keep``, and the files that still hold one. A character MathJax then finds
+    no data for would be drawn in a fallback font (``mjx-utext``), which the browser check
+    reports (``missing-glyph``).
+    """
+    out, pos = [], 0
+    starts = sorted(
+        [(m.start(), "chars") for m in _CHAR_TABLE.finditer(js)]
+        + [(m.start(), "delimiters") for m in _DELIMITERS.finditer(js)]
+        + [(m.start(), "ranges") for m in _RANGE_FILES.finditer(js)]
+    )
+    for start, kind in starts:
+        if start < pos:
+            continue  # inside a table already cut
+        end = _closing(js, start)
+        items = _items(js[start + 1 : end])
+        if kind == "ranges":
+            kept = (_range_file_kept(entry, keep) for entry in items)
+            out.append(js[pos : start + 1] + ",".join(k for k in kept if k) + "]")
+            pos = end + 1
+            continue
+        if kind == "chars":
+            body = ",".join(i for i in items if _code(i.split(":", 1)[0]) in keep)
+        else:
+            body = ",".join(
+                item
+                for item in items
+                if _delimiter_kept(item, keep if drawn is None else drawn)
+            )
+        out.append(js[pos : start + 1] + body + "}")
+        pos = end + 1
+    out.append(js[pos:])
+    return "".join(out)
+
+
+def font_data_files(font_dir: Path) -> list[Path]:
+    """A MathJax font's data: its ``chtml.js`` and its ``chtml/dynamic/*.js`` ranges."""
+    files = [
+        font_dir / "chtml.js",
+        *sorted((font_dir / "chtml" / "dynamic").glob("*.js")),
+    ]
+    return [path for path in files if path.is_file()]
+
+
+def subset_math_font_data(
+    source: Path, target: Path, points: set[int], drawn: set[int] | None = None
+) -> None:
+    """The font data of the font folder ``source`` (:func:`font_data_files`) written to
+    ``target`` with the data of the characters of ``points`` only, and the delimiters of
+    ``drawn`` (default ``points``)."""
+    for path in font_data_files(source):
+        destination = target / path.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        text = subset_font_data(path.read_text(encoding="utf-8"), set(points), drawn)
+        destination.write_text(text, encoding="utf-8")
+
+
+def slim_math_fonts(
+    outdir: Path, extra: Path, config: dict[str, Any] | None = None
+) -> None:
+    """MathJax's fonts and font data in ``outdir`` cut to the characters of every page's
+    formulas, typeset with ``config`` (``mathjax3_config``); the full fonts are read from
+    ``extra`` (``_extra/``, which the build copies into ``outdir``)."""
     source = extra / MATH_FONTS
     if not source.is_dir() or not (outdir / MATH_FONTS).is_dir():
         return
@@ -626,7 +901,13 @@ def slim_math_fonts(outdir: Path, extra: Path) -> None:
             for f in math_formulas(path.read_text(encoding="utf-8"))
         }
     )
-    subset_math_fonts(source, outdir / MATH_FONTS, mathjax_glyphs(formulas))
+    drawn = mathjax_glyphs(formulas, config)
+    data = [
+        p.read_text(encoding="utf-8") for p in font_data_files(extra / MATH_FONT_DIR)
+    ]
+    points = with_delimiter_parts(data, drawn)
+    subset_math_fonts(source, outdir / MATH_FONTS, points)
+    subset_math_font_data(extra / MATH_FONT_DIR, outdir / MATH_FONT_DIR, points, drawn)
 
 
 # --------------------------------------------------------------------------------------------
@@ -652,6 +933,36 @@ UNUSED_ASSETS = (
         ),
     ),
 )
+
+
+#: Wrappers Sphinx puts around the text of a cross-reference (``<span class="std std-ref">``,
+#: 460 in the book, 166 on the appendix): unwrapped where no style sheet and no script names
+#: one of their classes (checked on each build: :func:`unstyled_spans`).
+UNSTYLED_SPANS = ("std std-ref", "std std-numref", "std std-doc", "doc")
+
+
+def unstyled_spans(outdir: Path) -> tuple[str, ...]:
+    """The class lists of :data:`UNSTYLED_SPANS` none of whose classes a style sheet of
+    ``_static`` or a script of the book names."""
+    named: set[str] = set()
+    for path in _files(outdir / "_static", "*.css"):
+        named |= set(
+            _CLASS.findall(strip_comments(path.read_text(encoding="utf-8"))[0])
+        )
+    for path in _files(outdir, "*.js"):
+        if path.name not in DATA_SCRIPTS:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            named |= set(re.findall(r"[A-Za-z_][\w-]*", text))
+    return tuple(c for c in UNSTYLED_SPANS if not named & set(c.split()))
+
+
+def unwrap_unstyled(html: str, classes: tuple[str, ...]) -> str:
+    """``<span class="std std-ref">Text</span>`` becomes ``Text`` for each class list of
+    ``classes`` (spans holding plain text only)."""
+    if not classes:
+        return html
+    names = "|".join(re.escape(c) for c in classes)
+    return re.sub(rf'<span class="(?:{names})">([^<]*)</span>', r"\1", html)
 
 
 #: Tags dropped from every page: Bootstrap's script and its preload (see the module's 5.).
@@ -680,8 +991,10 @@ def slim_page(html: str) -> str:
     return html
 
 
-def slim(outdir: Path, extra: Path | None = None) -> None:
-    """All four steps on a built HTML folder (the unused files go first: ``fontawesome.js``
+def slim(
+    outdir: Path, extra: Path | None = None, config: dict[str, Any] | None = None
+) -> None:
+    """All the steps on a built HTML folder (the unused files go first: ``fontawesome.js``
     names every icon, which would keep every icon's CSS rule)."""
     doomed = [outdir / name for name in REMOVED_FILES]
     for pattern in REMOVED_GLOBS:
@@ -707,8 +1020,17 @@ def slim(outdir: Path, extra: Path | None = None) -> None:
     )
     icons = header + subset_icon_fonts(outdir)
     (outdir / "_static" / "posenc-icons.css").write_text(icons, encoding="utf-8")
+    unwrapped = unstyled_spans(outdir)
+    for path in _files(outdir, "*.html"):
+        text = path.read_text(encoding="utf-8")
+        slimmed = unwrap_unstyled(text, unwrapped)
+        if slimmed != text:
+            path.write_text(slimmed, encoding="utf-8")
+    minify_style_sheets(outdir)
+    minify_scripts(outdir)
+    shrink_images(outdir)
     if extra is not None:
-        slim_math_fonts(outdir, extra)
+        slim_math_fonts(outdir, extra, config)
 
 
 def _finish(app: Any, exception: Exception | None) -> None:
@@ -724,7 +1046,7 @@ def _finish(app: Any, exception: Exception | None) -> None:
             ),
             None,
         )
-        slim(Path(app.outdir), extra)
+        slim(Path(app.outdir), extra, app.config.mathjax3_config)
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -214,8 +214,113 @@ def test_math_fonts_keep_only_the_characters_drawn(tmp_path: Path) -> None:
     }
     assert after.keys() == before.keys()
     for name, points in before.items():
-        assert after[name] == points & ({0x2135, 0x1D465} | page_weight.ASCII), name
+        assert after[name] == points & {0x2135, 0x1D465}, name
     assert any(0x2135 in points for points in after.values())
     assert sum(p.stat().st_size for p in tmp_path.glob("*.woff2")) < 0.2 * sum(
         p.stat().st_size for p in source.glob("*.woff2")
+    )
+
+
+def test_formulas_with_less_and_greater_signs_are_found_whole() -> None:
+    page = (
+        '<div class="math notranslate">\\[\n\\max_{a &lt; b} f \\;&gt;\\; 0\n\\]</div>'
+    )
+    assert page_weight.math_formulas(page) == [("\n\\max_{a < b} f \\;>\\; 0\n", True)]
+
+
+BOOK_TEX = {
+    "loader": {"load": ["input/tex-base", "[tex]/ams", "output/chtml"]},
+    "tex": {"packages": ["base", "ams"]},
+}
+
+
+def test_the_book_s_tex_typesets_ams_and_refuses_what_it_does_not_load() -> None:
+    _node_and_mathjax()
+    points = page_weight.mathjax_glyphs(
+        [("\\begin{align} a &= \\operatorname{rank} A \\tag{1}\\end{align}", True)],
+        BOOK_TEX,
+    )
+    assert {ord("="), ord("r"), ord("k"), 0x1D434} <= points  # A: U+1D434 italic
+    for formula in ("\\boldsymbol{x}", "\\newcommand{\\x}{1} \\x", "\\nosuch"):
+        with pytest.raises(RuntimeError, match="cannot typeset"):
+            page_weight.mathjax_glyphs([(formula, False)], BOOK_TEX)
+    # The full input/tex (no config) has these extensions.
+    assert ord("x") not in page_weight.mathjax_glyphs([("\\boldsymbol{x}", False)])
+
+
+FONT_DATA = (
+    "(()=>{const h={40:{dir:n,stretch:[9115,9116,9117]},8725:{c:47,dir:n,sizes:[1.001]},"
+    "10216:{dir:n,sizes:[1.001,1.1]}};M.defaultChars={normal:{32:[0,0,.25],"
+    '65:[.7,0,.75,{sk:.1}],8730:[.8,.2,.8],11e3:[.5,0,.6]},"-size3":{40:[1.4,.9,.5],'
+    '10216:[1.4,.9,.5]}},M.defaultAccentMap={94:"\\u02c6"},M.dynamicFiles=e.define([["latin",'
+    '{normal:[[192,214],7838],bold:[[192,214]]}],["math",{normal:[8714,[8762,8763]]},[8730]],'
+    '["arrows",{normal:[8607]},[8607]]])})();'
+)
+
+
+def test_font_data_keeps_the_characters_asked_for() -> None:
+    """Written out by hand: each table keeps exactly what ``keep`` names (a delimiter when it
+    is drawn, itself or as the character of its ``c``; a range file while it holds a kept
+    code, its list of delimiters emptied); everything else is left as it was."""
+    kept = page_weight.subset_font_data(FONT_DATA, {65, 40, 47, 11000, 200, 8763})
+    assert kept == (
+        "(()=>{const h={40:{dir:n,stretch:[9115,9116,9117]},8725:{c:47,dir:n,sizes:[1.001]}};"
+        'M.defaultChars={normal:{65:[.7,0,.75,{sk:.1}],11e3:[.5,0,.6]},"-size3":{'
+        '40:[1.4,.9,.5]}},M.defaultAccentMap={94:"\\u02c6"},M.dynamicFiles=e.define(['
+        '["latin",{normal:[[192,214]],bold:[[192,214]]}],["math",{normal:[[8762,8763]]},[]]'
+        "])})();"
+    )
+    assert page_weight.subset_font_data(FONT_DATA, set(range(0x110000))) == FONT_DATA
+
+
+def test_a_delimiter_drawn_brings_its_parts() -> None:
+    parts = page_weight.with_delimiter_parts
+    assert parts([FONT_DATA], {40, 65}) == {40, 65, 9115, 9116, 9117}
+    assert parts([FONT_DATA], {47}) == {47, 8725}  # drawn as "/" in place of U+2215
+    assert parts([FONT_DATA], {9116}) == {9116}  # a part drawn alone draws no delimiter
+
+
+def test_the_font_data_cut_is_valid_javascript_and_smaller(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parents[2] / "_extra" / page_weight.MATH_FONT_DIR
+    if not (source / "chtml.js").is_file() or shutil.which("node") is None:
+        pytest.skip(
+            "MathJax not copied (make _extra/mathjax/startup.js) or node missing"
+        )
+    page_weight.subset_math_font_data(source, tmp_path, {0x1D465, 0x2211})
+    import subprocess
+
+    for path in [tmp_path / "chtml.js", *(tmp_path / "chtml/dynamic").glob("*.js")]:
+        subprocess.run(["node", "--check", str(path)], check=True)
+    text = (tmp_path / "chtml.js").read_text()
+    assert len(text) < 0.4 * (source / "chtml.js").stat().st_size
+    assert "119909:[" in text and "8721:[" in text  # x (U+1D465) and the sum
+    assert "119910:[" not in text  # y
+
+
+def test_css_minified_keeps_strings_selectors_and_licences() -> None:
+    css = (
+        '/* a comment */\na :hover ,  b > c {\n  color : red ;\n  content: "x  ;  y" ;\n}\n'
+        "/*! licence */\n@media (max-width: 5px) {\n  .x { margin: calc(1px + 2px) }\n}\n"
+    )
+    assert page_weight.minify_css(css) == (
+        'a :hover,b > c{color : red;content: "x  ;  y"}/*! licence */ '
+        "@media (max-width: 5px){.x{margin: calc(1px + 2px)}}"
+    )
+
+
+def test_reference_wrappers_nothing_styles_are_unwrapped(tmp_path: Path) -> None:
+    static = tmp_path / "_static"
+    static.mkdir()
+    (static / "a.css").write_text(".doc { color: red }")
+    (static / "a.js").write_text("document.querySelectorAll('.std-numref')")
+    page = (
+        '<a href="x.html"><span class="std std-ref">Chapter 2</span></a>'
+        '<span class="std std-numref">Fig. 1</span><span class="doc">Notation</span>'
+    )
+    classes = page_weight.unstyled_spans(tmp_path)
+    # std-numref: a script names it; doc: a style sheet does
+    assert classes == ("std std-ref", "std std-doc")
+    assert page_weight.unwrap_unstyled(page, classes) == (
+        '<a href="x.html">Chapter 2</a>'
+        '<span class="std std-numref">Fig. 1</span><span class="doc">Notation</span>'
     )

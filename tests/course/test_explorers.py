@@ -20,6 +20,14 @@ COPIES = {
     "uPlot.min.css": "dist/uPlot.min.css",
     "uPlot.LICENSE": "LICENSE",
 }
+KINDS = ("encoding", "kernel", "rotary", "scaling")
+#: A chart title that only each kind's code draws.
+TITLES = {
+    "encoding": "The encoding table p_m",
+    "kernel": "The kernel κ(Δ), its integral and its regimes",
+    "rotary": "Rotary score and RoFormer's bound against the offset",
+    "scaling": "Rotary scaling: frequency map and trained range",
+}
 FUNCTIONS = (
     X.encoding_explorer,
     X.kernel_explorer,
@@ -34,6 +42,35 @@ def test_committed_uplot_equals_node_modules(name: str) -> None:
     if not source.is_file():
         pytest.skip("node_modules/uplot not installed (npm ci)")
     assert (ASSETS / name).read_bytes() == source.read_bytes(), "run `make uplot`"
+
+
+def test_committed_explorer_scripts_are_the_minified_source(tmp_path: Path) -> None:
+    """Each explorers.<kind>.min.js is what `make explorers` writes from explorers.js now."""
+    import shutil
+
+    if shutil.which("node") is None or not (REPO / "node_modules/terser").is_dir():
+        pytest.skip("node or node_modules/terser missing (npm ci)")
+    subprocess.run(
+        ["node", str(REPO / "scripts" / "minify_explorers.cjs"), str(tmp_path)],
+        check=True,
+    )
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == [f"explorers.{kind}.min.js" for kind in sorted(KINDS)]
+    for name in written:
+        assert (ASSETS / name).read_bytes() == (tmp_path / name).read_bytes(), (
+            f"{name}: run `make explorers`"
+        )
+
+
+def test_each_kind_s_script_holds_its_own_code_only() -> None:
+    """A chart title each kind's code draws (a string, kept by the minifier) is in that kind's
+    script and in no other: a chapter does not carry the other explorers' code."""
+    for kind in KINDS:
+        script = X._asset(f"explorers.{kind}.min.js")
+        assert len(script) < 0.35 * len(X._asset("explorers.js")), kind
+        for other, title in TITLES.items():
+            assert X._asset("explorers.js").count(title) == 1, title
+            assert (title in script) is (other == kind), (kind, other)
 
 
 def test_uplot_version_is_the_locked_one() -> None:
@@ -61,7 +98,8 @@ def test_output_is_self_contained_and_small() -> None:
         for remote in ("src=", "href=", "url(", "fetch(", "XMLHttpRequest", "import("):
             assert remote not in out, (make, remote)
         assert out.count("<script>") == 3 and X._asset("uPlot.iife.min.js") in out
-        assert make().weight < 100_000
+        assert X._asset(f"explorers.{make().kind}.min.js") in out
+        assert make().weight < 75_000
 
 
 def test_output_is_the_same_bytes_in_a_fresh_process() -> None:

@@ -1,10 +1,24 @@
 /* posenc_lib.course explorers: the formulas of posenc_lib in float64 JavaScript, the controls
-   and the charts (uPlot). Inlined once into every explorer's output by
-   posenc_lib/course/explorers.py; tests/book/browser/test_explorers.py compares every value an
-   explorer shows (element.__explorer.values()) with posenc_lib. */
+   and the charts (uPlot). This is the source: `make explorers` writes one minified script per
+   kind, explorers.<kind>.min.js, holding the code that kind uses (KINDS below cut to it), and
+   each explorer's output inlines its kind's script (posenc_lib/course/explorers.py);
+   tests/book/browser/test_explorer_parity.py compares every value an explorer shows
+   (element.__explorer.values()) with posenc_lib. Several scripts on one page share the
+   registry window.PosencExplorers, each adding its kinds. */
 (function () {
   "use strict";
-  if (window.PosencExplorers) return;
+  var registry = window.PosencExplorers;
+  if (!registry) {
+    registry = window.PosencExplorers = {
+      kinds: {},
+      mount: function (root) {
+        if (!root || root.__explorer) return;
+        if (typeof uPlot === "undefined") return; // the static text stays
+        var kind = registry.kinds[root.getAttribute("data-kind")];
+        if (kind) kind(root, JSON.parse(root.getAttribute("data-config")));
+      },
+    };
+  }
 
   // ---- formulas (float64), each named after the posenc_lib function it follows ----------
   var EULER_GAMMA = 0.5772156649015329;
@@ -833,14 +847,5 @@
   }
 
   var KINDS = { encoding: encoding, kernel: kernel, rotary: rotary, scaling: scaling };
-  window.PosencExplorers = {
-    math: { frequencies: frequencies, table: table, kernelSum: kernelSum, cin: cin, ci: ci,
-      kernelIntegral: kernelIntegral, deltaStar: deltaStar, rotaryCurves: rotaryCurves,
-      ropeFrequencies: ropeFrequencies },
-    mount: function (root) {
-      if (!root || root.__explorer) return;
-      if (typeof uPlot === "undefined") return; // the static text stays
-      KINDS[root.getAttribute("data-kind")](root, JSON.parse(root.getAttribute("data-config")));
-    },
-  };
+  for (var name in KINDS) registry.kinds[name] = KINDS[name];
 })();

@@ -56,6 +56,7 @@ EXPECTED = {
     "book/figure_png_text.html": "figure-text",
     "book/page_weight.html": "page-weight",
     "book/missing_glyph.html": "missing-glyph",
+    "book/missing_font_data.html": "missing-glyph",
 }
 
 # Problems a defect brings with it, besides its own kind (the browser logs a failed load).

@@ -6,7 +6,8 @@ A standalone page holds one explorer of each kind. The tests drive the controls 
 (``element.__explorer.values()``) with posenc_lib: ``|js - py| <= 1e-9 * max(|py|, scale)``,
 a relative difference of 1e-9, absolute 1e-9 * scale near zeros, with ``scale`` the natural size
 of the quantity (1 for a table entry, a kernel value or a ratio; d/2 for an inner product).
-A copy of the explorer's script with an off-by-one exponent must fail the same comparison.
+The page ships each kind's minified script (``explorers.<kind>.min.js``); a page whose scripts
+are the source with an off-by-one exponent must fail the same comparison.
 The update time at d = 4096 under 4x CPU throttling is measured and must stay under 50 ms
 (median of 5 updates); screenshots go to ``$SCREENSHOTS_DIR`` (``_build/screenshots``).
 """
@@ -60,7 +61,11 @@ def _page_html(script: str | None = None) -> str:
         X.scaling_explorer(),
     )
     if script is not None:
-        page = page.replace(X._asset("explorers.js"), script)
+        # Each kind's minified script (what the book ships) swapped for the given source.
+        for kind in KINDS:
+            shipped = X._asset(f"explorers.{kind}.min.js")
+            assert page.count(shipped) == 1, kind
+            page = page.replace(shipped, script)
     return page
 
 

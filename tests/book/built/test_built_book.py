@@ -42,6 +42,8 @@ def test_mathjax_is_loaded_from_the_book_and_present():
         assert target.is_file(), target
     loader = CONFIG["sphinx"]["config"]["mathjax3_config"]["loader"]
     for name in [*loader["load"], "core"]:
+        # "[tex]/ams": MathJax's path for its TeX extensions
+        name = name.replace("[tex]/", "input/tex/extensions/")
         assert (HTML / "mathjax" / f"{name}.js").is_file(), name
     # The font, where the loader's [fonts] path points (not the CDN, MathJax 4's default).
     assert loader["paths"]["fonts"] == "[mathjax]/fonts"

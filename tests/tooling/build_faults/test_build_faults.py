@@ -33,6 +33,7 @@ COPIED = [
     "references.bib",
     "scripts/check_outputs.py",
     "scripts/mathjax_glyphs.cjs",
+    "scripts/minify_assets.cjs",
     "tests/book/built",
 ]
 INTRO = "# Intro\n\nThe chapter is {ref}`fault-chapter`.\n"
