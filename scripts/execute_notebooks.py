@@ -43,6 +43,7 @@ exits with status 130; each says so in one line.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 from pathlib import Path
@@ -287,6 +288,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
         except BaseException as exc:
             if ctrl_c.pressed or isinstance(exc, KeyboardInterrupt):
+                # nbclient leaves a kernel-polling task that fails once the kernel is gone;
+                # asyncio would log it at exit, after this line ("Task exception was never
+                # retrieved"), and the interrupt is already reported.
+                logging.getLogger("asyncio").disabled = True
                 print(
                     f"{PROG}: interrupted in {path} ({path} untouched)", file=sys.stderr
                 )
