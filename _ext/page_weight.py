@@ -363,17 +363,23 @@ def used_classes(outdir: Path) -> tuple[set[str], tuple[str, ...]]:
     token of every script (classes a script adds); plus the prefixes a script builds classes
     from (tokens ending in ``-``)."""
     used: set[str] = set()
-    tokens: set[str] = set()
     for path in _files(outdir, "*.html"):
         text = path.read_text(encoding="utf-8", errors="replace")
         for _, value in re.findall(r"""class=(["'])(.*?)\1""", text, re.DOTALL):
             used.update(value.split())
+    tokens = script_tokens(outdir)
+    prefixes = tuple(sorted(t for t in tokens if t.endswith("-") and len(t) > 2))
+    return used | tokens, prefixes
+
+
+def script_tokens(outdir: Path) -> set[str]:
+    """The words (class-name shaped) of every script of the book but MathJax's data."""
+    tokens: set[str] = set()
     for path in _files(outdir, "*.js"):
         if path.name not in DATA_SCRIPTS:
             text = path.read_text(encoding="utf-8", errors="replace")
             tokens |= set(re.findall(r"[A-Za-z_][\w-]*", text))
-    prefixes = tuple(sorted(t for t in tokens if t.endswith("-") and len(t) > 2))
-    return used | tokens, prefixes
+    return tokens
 
 
 def _files(outdir: Path, pattern: str) -> Iterator[Path]:
@@ -450,7 +456,7 @@ def minify_css(css: str) -> str:
 
     def squeeze(text: str) -> str:
         text = re.sub(r"\s+", " ", text)
-        return re.sub(r" ?([{};,]) ?", r"\1", text)
+        return re.sub(r" ?([{};,]) ?", r"\1", text).replace(";}", "}")
 
     for match in _STRING_OR_COMMENT.finditer(css):
         out.append(squeeze(css[pos : match.start()]))
@@ -459,7 +465,7 @@ def minify_css(css: str) -> str:
             out.append(match.group(0))
         pos = match.end()
     out.append(squeeze(css[pos:]))
-    return "".join(out).replace(";}", "}").strip()
+    return "".join(out).strip()
 
 
 def minify_style_sheets(outdir: Path) -> None:
@@ -949,20 +955,8 @@ def unstyled_spans(outdir: Path) -> tuple[str, ...]:
         named |= set(
             _CLASS.findall(strip_comments(path.read_text(encoding="utf-8"))[0])
         )
-    for path in _files(outdir, "*.js"):
-        if path.name not in DATA_SCRIPTS:
-            text = path.read_text(encoding="utf-8", errors="replace")
-            named |= set(re.findall(r"[A-Za-z_][\w-]*", text))
+    named |= script_tokens(outdir)
     return tuple(c for c in UNSTYLED_SPANS if not named & set(c.split()))
-
-
-def unwrap_unstyled(html: str, classes: tuple[str, ...]) -> str:
-    """``<span class="std std-ref">Text</span>`` becomes ``Text`` for each class list of
-    ``classes`` (spans holding plain text only)."""
-    if not classes:
-        return html
-    names = "|".join(re.escape(c) for c in classes)
-    return re.sub(rf'<span class="(?:{names})">([^<]*)</span>', r"\1", html)
 
 
 #: Tags dropped from every page: Bootstrap's script and its preload (see the module's 5.).
@@ -1004,28 +998,26 @@ def slim(
             shutil.rmtree(path)
         elif path.is_file():
             path.unlink()
+    # Spans to unwrap: code tokens drawn plain, and reference wrappers nothing styles (the
+    # purge below keeps every rule of theirs, since the pages still use them now).
+    unwrapped = set(unstyled_spans(outdir))
     pygments = outdir / "_static" / "pygments.css"
+    same: dict[str, str] = {}
     if pygments.is_file():
         css = pygments.read_text(encoding="utf-8")
-        plain = plain_token_classes(css) | OPERATOR_CLASSES
+        unwrapped |= plain_token_classes(css) | OPERATOR_CLASSES
         same = same_style_classes(css)
-        for path in _files(outdir, "*.html"):
-            text = path.read_text(encoding="utf-8")
-            slimmed = slim_page(merge_spans(unwrap_spans(text, plain), same))
-            if slimmed != text:
-                path.write_text(slimmed, encoding="utf-8")
+    for path in _files(outdir, "*.html"):
+        text = path.read_text(encoding="utf-8")
+        slimmed = slim_page(merge_spans(unwrap_spans(text, unwrapped), same))
+        if slimmed != text:
+            path.write_text(slimmed, encoding="utf-8")
     purge_style_sheets(outdir)
     header = (
         "/* Font Awesome cut to the glyphs the book uses (_ext/page_weight.py). */\n"
     )
     icons = header + subset_icon_fonts(outdir)
     (outdir / "_static" / "posenc-icons.css").write_text(icons, encoding="utf-8")
-    unwrapped = unstyled_spans(outdir)
-    for path in _files(outdir, "*.html"):
-        text = path.read_text(encoding="utf-8")
-        slimmed = unwrap_unstyled(text, unwrapped)
-        if slimmed != text:
-            path.write_text(slimmed, encoding="utf-8")
     minify_style_sheets(outdir)
     minify_scripts(outdir)
     shrink_images(outdir)
