@@ -309,8 +309,14 @@ def _check_split(layout: str, spacing: str, method: str = "auto") -> None:
         raise ValueError(
             f"layout must be 'interleaved' or 'concatenated' with odd_dim='split', got {layout!r}"
         )
-    check_choice(spacing, "spacing", ("2i/d",))
-    check_choice(method, "method", ("auto", "direct"))
+    if spacing != "2i/d":
+        raise ValueError(
+            f"spacing must be '2i/d' with odd_dim='split', got {spacing!r}"
+        )
+    if method not in ("auto", "direct"):
+        raise ValueError(
+            f"method must be 'auto' or 'direct' with odd_dim='split', got {method!r}"
+        )
 
 
 def _table(

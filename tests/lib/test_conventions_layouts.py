@@ -100,8 +100,11 @@ def test_odd_dim_errors_name_the_argument_and_the_choices():
         pe.sinusoidal(5, 7, odd_dim="pad")
     with pytest.raises(ValueError, match=r"^layout\b"):
         pe.sinusoidal(5, 7, layout="concatenated_cos_first", odd_dim="split")
-    with pytest.raises(ValueError, match=r"^spacing\b"):
+    # a spacing and a method that are valid, but not with odd_dim='split': the error says so
+    with pytest.raises(ValueError, match=r"^spacing\b.*with odd_dim='split'"):
         pe.sinusoidal(5, 7, spacing="i/(d/2-1)", odd_dim="split")
+    with pytest.raises(ValueError, match=r"^method\b.*with odd_dim='split'"):
+        pe.sinusoidal(5, 7, method="angle_addition", odd_dim="split")
     with pytest.raises(ValueError, match=r"^dim\b"):
         pe.sinusoidal(5, 1, odd_dim="zero_pad")
     with pytest.raises(ValueError, match=r"\bmax_bytes\b"):
