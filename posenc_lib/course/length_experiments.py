@@ -32,7 +32,7 @@ from .._validation import check_choice, check_count, check_instance, check_real
 from ..nn import SinusoidalPositionalEncoding
 from ..rope_scaling import RopeScaling
 from ..scaled_rotary import ScaledRotaryEmbedding
-from .experiments import IGNORE, Config, evaluate, train
+from .experiments import IGNORE, Config, _check_config, evaluate, train
 from .transformer import TinyTransformer
 
 __all__ = [
@@ -182,9 +182,7 @@ def with_method(
     1.1386
     """
     model = check_instance(model, "model", TinyTransformer, "a TinyTransformer")
-    config = check_instance(
-        config, "config", Config, "a posenc_lib.course.experiments.Config"
-    )
+    config = _check_config(config, "config")
     if config.scheme not in ("rotary", "sinusoidal"):
         raise ValueError(
             f"config.scheme must be 'rotary' or 'sinusoidal', got {config.scheme!r}"
@@ -293,9 +291,7 @@ def run_length(
     >>> sorted(result["accuracy"]["linear"]["as_is"])
     ['32']
     """
-    config = check_instance(
-        config, "config", Config, "a posenc_lib.course.experiments.Config"
-    )
+    config = _check_config(config, "config")
     for method in methods:
         check_choice(method, "method", METHODS)
     model, losses = train(config)

@@ -24,7 +24,10 @@ import numpy as np
 
 __all__ = ["DATA_FILE", "DATA_SHA256", "SOURCE_SHA256", "BertEmbeddings", "load_minilm"]
 
-#: The data file shipped with the library.
+#: The data file shipped with the library (``posenc_lib/data/minilm_l6_v2_positions.npz`` in
+#: the installed package).
+#:
+#: :meta hide-value:
 DATA_FILE = Path(__file__).parents[1] / "data" / "minilm_l6_v2_positions.npz"
 
 #: SHA-256 of :data:`DATA_FILE` as committed (the extraction script writes it byte-reproducibly).

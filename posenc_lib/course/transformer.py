@@ -188,7 +188,6 @@ class TinyTransformer(nn.Module):
                 f"scheme must be one of {', '.join(map(repr, SCHEMES))} or a PositionScheme, "
                 f"got {scheme!r}"
             )
-        # learned and sinusoidal tables have a dim
         self.causal = causal
         self.scheme = scheme
         self.token_embedding = nn.Embedding(self.vocab_size, self.dim)
