@@ -170,3 +170,11 @@ def test_colab_citations_link_to_entries_of_the_reference_list():
             re.findall(r"references\.html#(cite-[\w-]+)\)", edition.read_text())
         )
     assert linked and linked <= ids, sorted(linked - ids)
+
+
+def test_no_page_shows_the_build_machine_s_paths():
+    # autodoc prints module constants' values: a Path(__file__) shows the builder's folder
+    # (posenc_lib.course.pretrained.DATA_FILE did, until it hid its value).
+    assert PAGES
+    offenders = [str(p.relative_to(HTML)) for p in PAGES if str(ROOT) in p.read_text()]
+    assert offenders == []
