@@ -140,7 +140,7 @@ check-build-faults: $(STAMP) $(MATHJAX)  ## inject faults (stored error output, 
 colab: $(STAMP)  ## write the Colab editions colab/*.ipynb from notebooks/ (CommonMark + MathJax, no MyST)
 	$(PY) scripts/make_colab.py
 
-test-lib: $(STAMP)  ## library unit and property tests, and the doctests of posenc_lib
+test-lib: $(STAMP) $(MATHJAX)  ## library unit and property tests, and the doctests of posenc_lib
 	$(BIN)/pytest -q -n 2 --dist loadfile --doctest-modules posenc_lib tests \
 		--ignore=tests/book/built --ignore=tests/book/browser --ignore=tests/tooling/build_faults
 

@@ -3,6 +3,7 @@ of look."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sys
@@ -182,12 +183,19 @@ def test_formulas_are_found_as_mathjax_finds_them() -> None:
     ]
 
 
+def _missing(why: str) -> None:
+    """Skip for want of ``why``; in CI (``$CI`` set, where `make test` prepares it), fail."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{why} (make test-lib prepares it)")
+    pytest.skip(why)
+
+
 def _node_and_mathjax() -> None:
     root = Path(__file__).resolve().parents[2]
     if shutil.which("node") is None:
-        pytest.skip("node not installed")
+        _missing("node not installed")
     if not (root / "node_modules" / "mathjax").is_dir():
-        pytest.skip("node_modules/mathjax missing: run `npm ci`")
+        _missing("node_modules/mathjax missing: run `npm ci`")
 
 
 def test_mathjax_draws_the_unicode_math_letters() -> None:
@@ -206,7 +214,7 @@ def test_math_fonts_keep_only_the_characters_drawn(tmp_path: Path) -> None:
 
     source = Path(__file__).resolve().parents[2] / "_extra" / page_weight.MATH_FONTS
     if not source.is_dir():
-        pytest.skip("MathJax not copied: run `make _extra/mathjax/startup.js`")
+        _missing("MathJax not copied: run `make _extra/mathjax/startup.js`")
     page_weight.subset_math_fonts(source, tmp_path, {0x2135, 0x1D465})
     before = {
         p.name: set(TTFont(str(p)).getBestCmap() or ()) for p in source.glob("*.woff2")
@@ -286,9 +294,7 @@ def test_a_delimiter_drawn_brings_its_parts() -> None:
 def test_the_font_data_cut_is_valid_javascript_and_smaller(tmp_path: Path) -> None:
     source = Path(__file__).resolve().parents[2] / "_extra" / page_weight.MATH_FONT_DIR
     if not (source / "chtml.js").is_file() or shutil.which("node") is None:
-        pytest.skip(
-            "MathJax not copied (make _extra/mathjax/startup.js) or node missing"
-        )
+        _missing("MathJax not copied (make _extra/mathjax/startup.js) or node missing")
     page_weight.subset_math_font_data(source, tmp_path, {0x1D465, 0x2211})
     import subprocess
 
