@@ -76,6 +76,12 @@ SLIPS = {
         "05", "(ch5-small-bound) holds",
         "peano_constant = 1 / 8", "peano_constant = 1 / 24",
     ),
+    # ---- chapter 6
+    # the alpha = 1/2 dip explained by the band near the fastest frequency, not the slowest
+    "06-band-from-the-wrong-end": (
+        "06_aliasing_floor_schedules", "193 pairs within 2× of 1/16",
+        "band = root[root <= 2 * root.min()]", "band = root[root >= root.max() / 2]",
+    ),
     # ---- chapter 7
     # (ch7-relative) is a cos - b sin; a + b sin is the classic sign slip
     "07-sine-term-sign": (
