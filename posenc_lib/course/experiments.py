@@ -165,7 +165,8 @@ class Config:
     ``task``, ``k``, ``vocab_size`` define the data (:func:`make_batch`); ``scheme`` (one of
     :data:`posenc_lib.nn.SCHEMES`), ``base``, ``dim``, ``n_heads``, ``n_layers`` the model;
     ``train_length``, ``steps``, ``batch_size``, ``lr``, ``warmup`` the training;
-    ``test_multiples`` and ``eval_sequences`` the evaluation; ``seed`` and ``device`` the run.
+    ``test_multiples`` and ``eval_sequences`` the evaluation; ``seed`` and ``device`` the run
+    (a device torch can allocate on that holds values: not ``'meta'``).
     ``base`` applies to ``"sinusoidal"`` (on ``dim``) and ``"rotary"`` (on ``dim // n_heads``).
     ``test_multiples`` are the evaluation lengths as multiples of ``train_length``; a learned table
     gets ``train_length * max(test_multiples)`` rows, of which training reaches the first
@@ -224,7 +225,12 @@ class Config:
                 f"train_length x test_multiples (the longest test sequence) must be <= "
                 f"{MAX_LENGTH} tokens, got {self.train_length} x {float(np.max(multiples)):g}"
             )
-        check_device(self.device)  # here, not at the first tensor in run()
+        # checked here, not at the first tensor in run()
+        if check_device(self.device).type == "meta":
+            raise ValueError(
+                "device must be a device that holds values (a run reads its losses and "
+                "accuracies), got 'meta'"
+            )
 
     @property
     def test_lengths(self) -> tuple[int, ...]:

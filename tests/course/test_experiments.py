@@ -119,6 +119,7 @@ def test_config_lengths_and_labels():
             "train_length must be an integer >= 3, got 2",
         ),
         ({"device": 0}, TypeError, r"^device\b"),
+        ({"device": "meta"}, ValueError, r"^device must be a device that holds values"),
     ],
 )
 def test_config_bad_arguments(changes, error, match):
