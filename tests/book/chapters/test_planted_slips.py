@@ -224,6 +224,11 @@ SLIPS = {
         "11", "shift_table = direct",
         "count[0] += np.size(x)", "count[0] += np.size(x) + 1",
     ),
+    # the decoding argument's nearest candidate measured from offset 2 on (an off-by-one)
+    "11-nearest-candidate-off-by-one": (
+        "11", "decoding fails only for casts",
+        "window[1:] - window[0]", "window[2:] - window[0]",
+    ),
 }  # fmt: skip
 
 
