@@ -98,6 +98,11 @@ SLIPS = {
         "proj = proj - sum(np.sum(proj * e) * e for e in spanning[1::2])\n",
     ),
     # ---- chapter 8
+    # the random walk's mean |S_j| taken as sqrt(j), without the Rayleigh factor sqrt(pi)/2
+    "08-random-phase-level": (
+        "08", "random-phase level within 5%",
+        "np.mean(np.sqrt(np.pi * j_far) / 2)", "np.mean(np.sqrt(j_far))",
+    ),
     # the long-run mean square without its half
     "08-mean-square-half": (
         "08", "theorem (a), d = 64",
