@@ -859,6 +859,19 @@ def check_navigation(page, where: str) -> list[tuple[str, str]]:  # type: ignore
 _LAYOUT_JS = (Path(__file__).resolve().parent / "layout.js").read_text(encoding="utf-8")
 
 
+#: Screenshots in the same folder written by other tests, which may run at the same time in
+#: another worker: the Colab render (test_colab_render) and the explorers (test_explorer_parity).
+OTHER_WRITERS = ("colab-", "explorer-")
+
+
+def clear_old_screenshots(shot_dir: Path) -> None:
+    """Create ``shot_dir`` and delete the book's old ``.png`` files, not other tests' files."""
+    shot_dir.mkdir(parents=True, exist_ok=True)
+    for old in shot_dir.glob("*.png"):
+        if not old.name.startswith(OTHER_WRITERS):
+            old.unlink()
+
+
 def check_site(
     html_dir: Path | str,
     *,
@@ -902,12 +915,7 @@ def check_site(
         )
     shot_dir = Path(screenshots) if screenshots is not None else None
     if shot_dir is not None:
-        shot_dir.mkdir(parents=True, exist_ok=True)
-        for old in shot_dir.glob("*.png"):
-            if not old.name.startswith(
-                "colab-"
-            ):  # the Colab editions' (test_colab_render)
-                old.unlink()
+        clear_old_screenshots(shot_dir)
 
     _parse.cache_clear()
     math_font_points.cache_clear()

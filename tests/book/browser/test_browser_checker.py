@@ -387,3 +387,14 @@ def test_missing_chromium_is_a_clear_error(good_site: Path) -> None:
     pytest.importorskip("playwright")
     with pytest.raises(FileNotFoundError, match="apt-get install chromium"):
         html_checker.check_site(good_site, chromium="/nonexistent/chromium")
+
+
+def test_old_book_screenshots_go_and_other_tests_screenshots_stay(
+    tmp_path: Path,
+) -> None:
+    """The explorer and Colab tests write to the same folder, maybe at the same time."""
+    names = ("intro-390.png", "explorer-kernel-390-light.png", "colab-01_why.png")
+    for name in names:
+        (tmp_path / name).write_bytes(b"png")
+    html_checker.clear_old_screenshots(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names[1:])
