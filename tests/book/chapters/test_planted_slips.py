@@ -219,6 +219,17 @@ SLIPS = {
         "10", "small model: i_c; YaRN keeps pair 0",
         "factor=s_, train_length=L_SMALL)", "factor=s_, train_length=2 * L_SMALL)",
     ),
+    # ex. 2's base with the exponent d/i_c instead of d/(2 i_c) (a referee's slip)
+    "10-ex2-exponent": (
+        "10", "ex. 2: b s^(d/2i_c)",
+        "base2 = 1e4 * S ** (D / (2 * ic2))", "base2 = 1e4 * S ** (D / ic2)",
+    ),
+    # the reversals counted with dynamic NTK's fine-tuned accuracies (the wrong half)
+    "10-reversal-wrong-half": (
+        "10", "dynamic NTK above NTK on the mean",
+        'if by_seed["rotary", "dynamic", "as_is", n][k]',
+        'if by_seed["rotary", "dynamic", "finetuned", n][k]',
+    ),
     # ---- chapter 11
     "11-angle-addition-sign": (
         "11", "shift_table = direct",
