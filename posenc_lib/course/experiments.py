@@ -51,6 +51,7 @@ from torch import Tensor
 from .._torch_checks import check_device
 from .._validation import (
     MAX_LENGTH,
+    _message,
     check_base,
     check_choice,
     check_count,
@@ -227,10 +228,8 @@ class Config:
             )
         # checked here, not at the first tensor in run()
         if check_device(self.device).type == "meta":
-            raise ValueError(
-                "device must be a device that holds values (a run reads its losses and "
-                "accuracies), got 'meta'"
-            )
+            accepted = "a device that holds values (a run reads losses and accuracies)"
+            raise ValueError(_message("device", accepted, repr(self.device)))
 
     @property
     def test_lengths(self) -> tuple[int, ...]:

@@ -230,6 +230,12 @@ SLIPS = {
         'if by_seed["rotary", "dynamic", "as_is", n][k]',
         'if by_seed["rotary", "dynamic", "finetuned", n][k]',
     ),
+    # the fine-tuned means read from the as-is half
+    "10-fine-tuned-means-wrong-half": (
+        "10", "rotary, fine-tuned: PI below no scaling",
+        'by_seed["rotary", m, "finetuned", 32].values()',
+        'by_seed["rotary", m, "as_is", 32].values()',
+    ),
     # ---- chapter 11
     "11-angle-addition-sign": (
         "11", "shift_table = direct",
